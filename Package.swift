@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+// PayQL: one GraphQL endpoint over Razorpay, Cashfree, Instamojo and Setu.
+// Targets follow docs/DESIGN.md: each owns one thing, dependencies point down.
+import PackageDescription
+
+/// Upcoming features that keep every target's surface honest (see STYLE.md).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "PayQL",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "payql", targets: ["PayQL"]),
+        .executable(name: "payql-bench", targets: ["PayQLBench"]),
+        .library(name: "GraphQL", targets: ["GraphQL"]),
+    ],
+    targets: [
+        // MARK: C libraries from Debian, wrapped as system-library targets.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        /// Typed, non-variadic C wrappers for what Swift cannot call (variadic functions, macros).
+        .target(name: "CPayQLShims", dependencies: ["CCurl", "CMicroHTTPD"]),
+
+        // MARK: Foundations (standard library only).
+        /// Ordered JSON values, a fast parser and an exact writer.
+        .target(name: "JSON", swiftSettings: strictSettings),
+        /// The GraphQL engine: language, schema, validation, execution, introspection. No I/O.
+        .target(name: "GraphQL", dependencies: ["JSON"], swiftSettings: strictSettings),
+        /// HMAC, SHA-2, CSPRNG and constant-time comparison over libcrypto.
+        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+
+        // MARK: I/O wrappers.
+        /// HTTP/1.1 server over libmicrohttpd: requests in, responses out, async handlers.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CPayQLShims", "JSON"], swiftSettings: strictSettings),
+        /// GraphQL over HTTP: request decoding, negotiation, persisted queries, cost limits, ops endpoints.
+        .target(name: "GraphQLHTTP", dependencies: ["HTTPServer", "GraphQL", "JSON", "Crypto"], swiftSettings: strictSettings),
+        /// PostgreSQL over libpq: pool, typed rows, transactions, migrations, embedded cluster.
+        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: strictSettings),
+        /// Async HTTP client over the libcurl multi interface.
+        .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims"], swiftSettings: strictSettings),
+
+        // MARK: Payments.
+        /// One adapter per provider: wire models, transformers, status and error mapping, webhooks.
+        .target(name: "Providers", dependencies: ["HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+        /// Simulators of the four providers' REST APIs; shares no wire-model code with Providers.
+        .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+
+        // MARK: Executables.
+        .executableTarget(
+            name: "PayQL",
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "Providers", "Sandbox", "Crypto", "JSON"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "PayQLBench",
+            dependencies: ["GraphQL", "Postgres", "HTTPClient", "JSON"],
+            swiftSettings: strictSettings
+        ),
+        /// libFuzzer entry for the GraphQL parser; see scripts/fuzz-parser.sh.
+        .executableTarget(name: "PayQLFuzz", dependencies: ["GraphQL"], swiftSettings: strictSettings),
+
+        // MARK: Tests.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strictSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strictSettings),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"], swiftSettings: strictSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+    ]
+)

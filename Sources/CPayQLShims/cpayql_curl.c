@@ -1,0 +1,1 @@
+#include "cpayql_curl.h"

@@ -1,0 +1,1 @@
+#include "cpayql_mhd.h"

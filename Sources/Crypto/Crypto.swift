@@ -1,0 +1,104 @@
+internal import COpenSSL
+
+/// Message digests and MACs over OpenSSL's libcrypto.
+///
+/// Every function here is a one-shot call over bytes already in memory; none
+/// keeps state between calls, so all are safe from any thread.
+public enum Digest: Sendable {
+    case sha256
+    case sha512
+
+    /// Length of the digest in bytes.
+    public var byteCount: Int {
+        switch self {
+        case .sha256: 32
+        case .sha512: 64
+        }
+    }
+
+    fileprivate var evp: OpaquePointer? {
+        switch self {
+        case .sha256: EVP_sha256()
+        case .sha512: EVP_sha512()
+        }
+    }
+}
+
+/// A failure inside libcrypto, with OpenSSL's own error text.
+public struct CryptoError: Error, Sendable, CustomStringConvertible {
+    /// What was being done, and OpenSSL's reason.
+    public let description: String
+
+    static func fromOpenSSL(_ operation: String) -> CryptoError {
+        let code = ERR_get_error()
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return CryptoError(description: "\(operation) failed: \(reason)")
+    }
+}
+
+public enum Crypto {
+    /// The digest of `data`.
+    public static func hash(_ digest: Digest, _ data: some Collection<UInt8>) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: digest.byteCount)
+        let bytes = Array(data)
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, digest.evp, nil)
+            }
+        }
+        // EVP_Digest can only fail on allocation failure for these built-in digests.
+        precondition(ok == 1, "EVP_Digest failed")
+        return output
+    }
+
+    /// SHA-256 of a string's UTF-8 bytes.
+    public static func sha256(_ text: String) -> [UInt8] { hash(.sha256, Array(text.utf8)) }
+
+    /// HMAC of `message` under `key`.
+    public static func hmac(_ digest: Digest, key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: digest.byteCount)
+        var length: UInt32 = 0
+        // An empty key is valid HMAC input, but OpenSSL reads a NULL key as
+        // "no key": give it a real (zero-length) buffer instead.
+        let keyBytes = key.isEmpty ? [0] : Array(key)
+        let keyLength = Int32(key.count)
+        let messageBytes = Array(message)
+        let result = keyBytes.withUnsafeBufferPointer { k in
+            messageBytes.withUnsafeBufferPointer { m in
+                output.withUnsafeMutableBufferPointer { out in
+                    HMAC(digest.evp, k.baseAddress, keyLength,
+                         m.baseAddress, m.count, out.baseAddress, &length)
+                }
+            }
+        }
+        precondition(result != nil, "HMAC failed")
+        return output
+    }
+
+    /// HMAC over UTF-8 strings, the form providers document.
+    public static func hmac(_ digest: Digest, key: String, message: String) -> [UInt8] {
+        hmac(digest, key: Array(key.utf8), message: Array(message.utf8))
+    }
+
+    /// `count` bytes from OpenSSL's CSPRNG.
+    public static func randomBytes(_ count: Int) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: count)
+        let ok = output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        guard ok == 1 else { throw CryptoError.fromOpenSSL("RAND_bytes") }
+        return output
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    public static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        let left = Array(a)
+        let right = Array(b)
+        guard left.count == right.count else { return false }
+        if left.isEmpty { return true }
+        return left.withUnsafeBytes { l in
+            right.withUnsafeBytes { r in CRYPTO_memcmp(l.baseAddress, r.baseAddress, l.count) == 0 }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// Namespace placeholder until the GraphQLHTTP target lands.
+package enum GraphQLHTTPModule {}

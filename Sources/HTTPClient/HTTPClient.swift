@@ -1,0 +1,2 @@
+/// Namespace placeholder until the HTTPClient target lands.
+package enum HTTPClientModule {}

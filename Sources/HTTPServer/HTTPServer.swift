@@ -1,0 +1,2 @@
+/// Namespace placeholder until the HTTPServer target lands.
+package enum HTTPServerModule {}

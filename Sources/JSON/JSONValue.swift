@@ -1,0 +1,72 @@
+/// A JSON value that keeps object members in the order they were written.
+///
+/// GraphQL responses must list fields in selection order, and 64-bit integers
+/// must survive exactly, so PayQL does not go through `Double` or through an
+/// unordered dictionary: integers are `Int64`, other numbers `Double`.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// An integer that fits in 64 bits, kept exact.
+    case int(Int64)
+    /// A number with a fraction or exponent, or an integer too large for `Int64`.
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+}
+
+/// JSON object members in insertion order. Look-up is linear: objects in
+/// requests and responses are small, and order matters more than speed here.
+public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    /// Member names, in order; parallel to `values`.
+    public private(set) var keys: [String]
+    /// Member values, in order; parallel to `keys`.
+    public private(set) var values: [JSONValue]
+
+    /// An empty object with room for `capacity` members.
+    public init(capacity: Int = 0) {
+        keys = []
+        values = []
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+    }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(capacity: elements.count)
+        for (key, value) in elements { self[key] = value }
+    }
+
+    /// Number of members.
+    public var count: Int { keys.count }
+
+    /// The value of the first member named `key`; setting replaces it in place or appends.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard let index = keys.firstIndex(of: key) else { return nil }
+            return values[index]
+        }
+        set {
+            if let index = keys.firstIndex(of: key) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// Appends a member without checking for an existing one with that name
+    /// (the caller guarantees uniqueness; used on hot paths such as execution).
+    public mutating func append(_ key: String, _ value: JSONValue) {
+        keys.append(key)
+        values.append(value)
+    }
+
+    /// Members in order.
+    public var members: Zip2Sequence<[String], [JSONValue]> { zip(keys, values) }
+}

@@ -1,0 +1,9 @@
+// The `payql` command: the only place that reads the environment and the
+// command line. Each subcommand lives in Commands/<Name>Command.swift.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status = await PayQLCommand.run(arguments)
+exit(status)

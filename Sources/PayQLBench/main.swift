@@ -1,0 +1,1 @@
+print("payql-bench: benchmarks arrive with their targets")

@@ -1,0 +1,2 @@
+/// Namespace placeholder until the Postgres target lands.
+package enum PostgresModule {}

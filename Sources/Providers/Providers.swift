@@ -1,0 +1,2 @@
+/// Namespace placeholder until the Providers target lands.
+package enum ProvidersModule {}

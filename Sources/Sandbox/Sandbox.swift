@@ -1,0 +1,2 @@
+/// Namespace placeholder until the Sandbox target lands.
+package enum SandboxModule {}

@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the GraphQLHTTP target arrive with its implementation.

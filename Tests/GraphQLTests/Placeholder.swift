@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the GraphQL target arrive with its implementation.

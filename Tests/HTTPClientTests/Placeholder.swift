@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the HTTPClient target arrive with its implementation.

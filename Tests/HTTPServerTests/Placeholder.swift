@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the HTTPServer target arrive with its implementation.

@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the JSON target arrive with its implementation.

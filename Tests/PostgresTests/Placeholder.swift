@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the Postgres target arrive with its implementation.

@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the Providers target arrive with its implementation.

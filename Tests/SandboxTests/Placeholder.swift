@@ -1,0 +1,3 @@
+import Testing
+
+// Tests for the Sandbox target arrive with its implementation.
