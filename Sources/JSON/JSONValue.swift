@@ -67,6 +67,11 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         values.append(value)
     }
 
+    /// Replaces the value of the member at `index` (which must be valid), keeping its name and position.
+    public mutating func replaceValue(at index: Int, with value: JSONValue) {
+        values[index] = value
+    }
+
     /// Members in order.
     public var members: Zip2Sequence<[String], [JSONValue]> { zip(keys, values) }
 }

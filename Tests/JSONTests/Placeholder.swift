@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the JSON target arrive with its implementation.
