@@ -1,0 +1,249 @@
+/// A customer as PayQL passes it to a provider.
+public struct CustomerDetails: Sendable, Hashable {
+    /// The merchant's own customer id (Cashfree `customer_id`, Setu `custID`).
+    public var id: String?
+    public var name: String?
+    public var email: String?
+    /// Phone number as the provider expects it (Cashfree: 10 digits).
+    public var phone: String?
+
+    public init(id: String? = nil, name: String? = nil, email: String? = nil, phone: String? = nil) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.phone = phone
+    }
+}
+
+/// A bank account for Third-Party Validation: payments are only accepted from it.
+public struct BankAccountDetails: Sendable, Hashable {
+    public var accountNumber: String
+    public var ifsc: String
+    public var beneficiaryName: String
+
+    public init(accountNumber: String, ifsc: String, beneficiaryName: String) {
+        self.accountNumber = accountNumber
+        self.ifsc = ifsc
+        self.beneficiaryName = beneficiaryName
+    }
+}
+
+/// A payment method family.
+public enum PaymentMethodKind: String, Sendable, Hashable, CaseIterable {
+    case card, netbanking, upi, wallet, emi
+}
+
+/// What the merchant asks for when creating an order (a checkout).
+public struct CreateOrderRequest: Sendable {
+    /// The merchant's unique reference: Razorpay `receipt`, Cashfree `order_id`,
+    /// Instamojo `transaction_id`.
+    public var reference: String
+    public var amount: Amount
+    public var customer: CustomerDetails?
+    /// Shown to the buyer (Instamojo `purpose`, Cashfree `order_note`).
+    public var description: String?
+    /// Restrict to one method (Razorpay TPV needs one).
+    public var method: PaymentMethodKind?
+    /// Razorpay TPV: only this account may pay.
+    public var tpvBankAccount: BankAccountDetails?
+    /// Where the browser returns after paying.
+    public var returnURL: String?
+    /// Where the provider posts the webhook for this order.
+    public var notifyURL: String?
+    /// Free-form key/values (Razorpay `notes`, Cashfree `order_tags`).
+    public var notes: [String: String]
+    /// Safe-retry key, sent where the provider supports one (Cashfree `x-idempotency-key`).
+    public var idempotencyKey: String?
+
+    public init(reference: String, amount: Amount, customer: CustomerDetails? = nil, description: String? = nil,
+                method: PaymentMethodKind? = nil, tpvBankAccount: BankAccountDetails? = nil,
+                returnURL: String? = nil, notifyURL: String? = nil, notes: [String: String] = [:],
+                idempotencyKey: String? = nil) {
+        self.reference = reference
+        self.amount = amount
+        self.customer = customer
+        self.description = description
+        self.method = method
+        self.tpvBankAccount = tpvBankAccount
+        self.returnURL = returnURL
+        self.notifyURL = notifyURL
+        self.notes = notes
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// What a client SDK needs to open the provider's checkout for an order.
+public enum CheckoutData: Sendable, Hashable {
+    /// Razorpay Checkout takes the order id (plus the public key id).
+    case razorpay(orderID: String)
+    /// Cashfree's SDKs take the payment session id.
+    case cashfree(paymentSessionID: String)
+    /// Instamojo: the hosted page, and the gateway order id the mobile SDK uses (when created).
+    case instamojo(paymentURL: String, gatewayOrderID: String?)
+    /// Setu bill pay: the one-time link and its session.
+    case setu(link: String, sessionID: String?)
+    /// Nothing to hand to a client (e.g. a fetched order).
+    case none
+}
+
+/// An order as the provider reports it.
+public struct ProviderOrder: Sendable, Hashable {
+    public var provider: ProviderName
+    /// The provider's order id (`order_…`, Cashfree's `order_id`, Instamojo payment request id).
+    public var id: String
+    /// The merchant reference, as echoed.
+    public var reference: String?
+    public var amount: Amount
+    /// Amount paid so far, when the provider reports it.
+    public var amountPaid: Amount?
+    public var status: OrderStatus
+    /// The provider's status text, unchanged.
+    public var rawStatus: String
+    public var checkout: CheckoutData
+    /// Creation time as the provider wrote it (unix seconds or ISO-8601 text).
+    public var createdAt: String?
+
+    public init(provider: ProviderName, id: String, reference: String?, amount: Amount, amountPaid: Amount? = nil,
+                status: OrderStatus, rawStatus: String, checkout: CheckoutData, createdAt: String? = nil) {
+        self.provider = provider
+        self.id = id
+        self.reference = reference
+        self.amount = amount
+        self.amountPaid = amountPaid
+        self.status = status
+        self.rawStatus = rawStatus
+        self.checkout = checkout
+        self.createdAt = createdAt
+    }
+}
+
+/// Why a payment failed, in the provider's words.
+public struct PaymentFailure: Sendable, Hashable {
+    public var code: String?
+    public var description: String?
+    public var reason: String?
+    public var source: String?
+    public var step: String?
+
+    public init(code: String? = nil, description: String? = nil, reason: String? = nil, source: String? = nil, step: String? = nil) {
+        self.code = code
+        self.description = description
+        self.reason = reason
+        self.source = source
+        self.step = step
+    }
+}
+
+/// One payment attempt.
+public struct ProviderPayment: Sendable, Hashable {
+    public var provider: ProviderName
+    public var id: String
+    public var orderID: String?
+    public var amount: Amount
+    public var status: PaymentStatus
+    public var rawStatus: String
+    /// The method as the provider names it (`upi`, `credit_card`, `UPI`).
+    public var method: String?
+    public var failure: PaymentFailure?
+
+    public init(provider: ProviderName, id: String, orderID: String?, amount: Amount, status: PaymentStatus,
+                rawStatus: String, method: String? = nil, failure: PaymentFailure? = nil) {
+        self.provider = provider
+        self.id = id
+        self.orderID = orderID
+        self.amount = amount
+        self.status = status
+        self.rawStatus = rawStatus
+        self.method = method
+        self.failure = failure
+    }
+}
+
+/// A refund request.
+public struct RefundRequest: Sendable {
+    /// The provider's payment id.
+    public var paymentID: String
+    /// The provider's order id (Cashfree refunds live under the order).
+    public var orderID: String?
+    /// Partial amount; nil refunds the whole payment where the provider allows it.
+    public var amount: Amount?
+    /// The merchant's unique refund reference (Cashfree `refund_id`, Instamojo `transaction_id`, Razorpay `receipt`).
+    public var reference: String
+    public var note: String?
+    /// Safe-retry key (Razorpay `X-Refund-Idempotency`, Cashfree `x-idempotency-key`).
+    public var idempotencyKey: String?
+
+    public init(paymentID: String, orderID: String? = nil, amount: Amount? = nil, reference: String,
+                note: String? = nil, idempotencyKey: String? = nil) {
+        self.paymentID = paymentID
+        self.orderID = orderID
+        self.amount = amount
+        self.reference = reference
+        self.note = note
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// A refund as the provider reports it.
+public struct ProviderRefund: Sendable, Hashable {
+    public var provider: ProviderName
+    public var id: String
+    public var paymentID: String?
+    public var reference: String?
+    public var amount: Amount?
+    public var status: RefundStatus
+    public var rawStatus: String
+
+    public init(provider: ProviderName, id: String, paymentID: String?, reference: String?, amount: Amount?,
+                status: RefundStatus, rawStatus: String) {
+        self.provider = provider
+        self.id = id
+        self.paymentID = paymentID
+        self.reference = reference
+        self.amount = amount
+        self.status = status
+        self.rawStatus = rawStatus
+    }
+}
+
+/// A customer created at a provider.
+public struct ProviderCustomer: Sendable, Hashable {
+    public var provider: ProviderName
+    public var id: String
+    public var name: String?
+    public var email: String?
+    public var phone: String?
+    public var gstin: String?
+    public var notes: [String: String]
+
+    public init(provider: ProviderName, id: String, name: String?, email: String?, phone: String?,
+                gstin: String? = nil, notes: [String: String] = [:]) {
+        self.provider = provider
+        self.id = id
+        self.name = name
+        self.email = email
+        self.phone = phone
+        self.gstin = gstin
+        self.notes = notes
+    }
+}
+
+/// A whitelisted (TPV) bank account, masked as the provider returns it.
+public struct ProviderBankAccount: Sendable, Hashable {
+    public var provider: ProviderName
+    public var id: String
+    public var maskedAccountNumber: String?
+    public var ifsc: String?
+    public var bankName: String?
+    public var beneficiaryName: String?
+
+    public init(provider: ProviderName, id: String, maskedAccountNumber: String?, ifsc: String?,
+                bankName: String?, beneficiaryName: String?) {
+        self.provider = provider
+        self.id = id
+        self.maskedAccountNumber = maskedAccountNumber
+        self.ifsc = ifsc
+        self.bankName = bankName
+        self.beneficiaryName = beneficiaryName
+    }
+}

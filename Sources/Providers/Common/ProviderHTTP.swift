@@ -1,0 +1,147 @@
+import HTTPClient
+
+/// How an adapter uses the network: per-attempt timeout, overall deadline
+/// and how often a request that is safe to repeat may be repeated.
+public struct ProviderTransportSettings: Sendable {
+    /// Longest one attempt may take. Default 15 s.
+    public var attemptTimeout: Duration
+    /// Longest one adapter operation may take across attempts and back-off. Default 30 s.
+    public var operationDeadline: Duration
+    /// Attempts for requests that are safe to repeat (GETs, and POSTs carrying an
+    /// idempotency key the provider honours). Others always get exactly one. Default 3.
+    public var maxAttemptsWhenSafe: Int
+    /// First back-off delay between attempts. Default 200 ms.
+    public var retryBaseDelay: Duration
+
+    /// Settings with the documented defaults.
+    public init(attemptTimeout: Duration = .seconds(15), operationDeadline: Duration = .seconds(30),
+                maxAttemptsWhenSafe: Int = 3, retryBaseDelay: Duration = .milliseconds(200)) {
+        self.attemptTimeout = attemptTimeout
+        self.operationDeadline = operationDeadline
+        self.maxAttemptsWhenSafe = maxAttemptsWhenSafe
+        self.retryBaseDelay = retryBaseDelay
+    }
+}
+
+/// What a provider's error body said, in common terms.
+struct ParsedProviderError: Sendable {
+    var code: String?
+    var message: String?
+    var reason: String?
+    var field: String?
+    var step: String?
+    var source: String?
+    var traceID: String?
+    /// A more precise classification than the HTTP status gives, when the body tells.
+    var override: ProviderError.Code?
+}
+
+/// The one funnel every adapter's requests go through: sends, maps transport
+/// failures, 429 and 5xx to typed errors, and hands 2xx bodies to decoding.
+struct ProviderHTTP: Sendable {
+    let client: HTTPClient
+    let provider: ProviderName
+    let settings: ProviderTransportSettings
+    /// Reads the provider's error body shape.
+    let parseError: @Sendable (_ status: Int, _ body: [UInt8]) -> ParsedProviderError?
+
+    /// Sends a request and returns the 2xx response; anything else throws.
+    /// `safeToRepeat` enables retries (with back-off, within the deadline).
+    func send(method: String, url: String, headers: [(name: String, value: String)], body: [UInt8] = [],
+              operation: String, safeToRepeat: Bool) async throws(ProviderError) -> HTTPClientResponse {
+        var request = HTTPClientRequest(method: method, url: url, headers: headers, body: body, timeout: settings.attemptTimeout)
+        request.deadline = ContinuousClock.now + settings.operationDeadline
+        if safeToRepeat, settings.maxAttemptsWhenSafe > 1 {
+            request.retry = .idempotent(maxAttempts: settings.maxAttemptsWhenSafe, baseDelay: settings.retryBaseDelay,
+                                        maxDelay: .seconds(5))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request)
+        } catch {
+            throw transportError(error, operation: operation)
+        }
+        if (200..<300).contains(response.status) { return response }
+        throw classify(response, operation: operation)
+    }
+
+    /// Sends and decodes a 2xx JSON body as `T`.
+    func json<T: Decodable>(_ type: T.Type, method: String, url: String, headers: [(name: String, value: String)],
+                            body: [UInt8] = [], operation: String, safeToRepeat: Bool) async throws(ProviderError) -> T {
+        let response = try await send(method: method, url: url, headers: headers, body: body,
+                                      operation: operation, safeToRepeat: safeToRepeat)
+        return try decode(type, from: response, operation: operation)
+    }
+
+    /// Decodes a 2xx body, or throws `.malformedResponse` naming what was wrong.
+    func decode<T: Decodable>(_ type: T.Type, from response: HTTPClientResponse, operation: String) throws(ProviderError) -> T {
+        switch WireCoding.decodeOrExplain(type, from: response.body) {
+        case .success(let value): return value
+        case .failure(let failure):
+            throw ProviderError(.malformedResponse, provider: provider, operation: operation,
+                                message: "undocumented response body (\(failure.message)): \(Self.excerpt(response.body))",
+                                httpStatus: response.status)
+        }
+    }
+
+    /// Maps a transport failure: timeouts apart from everything else.
+    func transportError(_ error: HTTPClientError, operation: String) -> ProviderError {
+        let code: ProviderError.Code
+        switch error.code {
+        case .timeout, .connectTimeout: code = .timeout
+        case .cancelled: code = .timeout
+        case .responseTooLarge: code = .malformedResponse
+        case .invalidRequest: code = .invalidRequest
+        default: code = .network
+        }
+        let message = error.code == .cancelled ? "cancelled before the provider answered: \(error.message)" : error.message
+        return ProviderError(code, provider: provider, operation: operation, message: message)
+    }
+
+    /// Maps a non-2xx response to a typed error, keeping what the provider said.
+    func classify(_ response: HTTPClientResponse, operation: String) -> ProviderError {
+        let parsed = parseError(response.status, response.body)
+        let code: ProviderError.Code
+        switch response.status {
+        case 429: code = .rateLimited
+        case 500...599: code = .providerUnavailable
+        case 401, 403: code = parsed?.override ?? .authenticationFailed
+        case 404: code = parsed?.override ?? .notFound
+        case 409: code = parsed?.override ?? .conflict
+        default: code = parsed?.override ?? .rejected
+        }
+        var error = ProviderError(code, provider: provider, operation: operation,
+                                  message: parsed?.message ?? "HTTP \(response.status): \(Self.excerpt(response.body))",
+                                  httpStatus: response.status, providerCode: parsed?.code, reason: parsed?.reason,
+                                  field: parsed?.field, step: parsed?.step, source: parsed?.source, traceID: parsed?.traceID)
+        if response.status == 429 || response.status == 503 {
+            error.retryAfterSeconds = Self.retryAfter(response)
+        }
+        return error
+    }
+
+    /// Seconds from `Retry-After` (delta-seconds form) or Cashfree's `x-ratelimit-retry`.
+    static func retryAfter(_ response: HTTPClientResponse) -> Int? {
+        for name in ["Retry-After", "x-ratelimit-retry"] {
+            if let value = response.header(name)?.trimmingSpaces, let seconds = Int(value), seconds >= 0 { return seconds }
+        }
+        return nil
+    }
+
+    /// At most 200 bytes of a body, for an error message.
+    static func excerpt(_ body: [UInt8]) -> String {
+        if body.isEmpty { return "(empty body)" }
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        return body.count > 200 ? text + "…" : text
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
+              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace placeholder until the Providers target lands.
-package enum ProvidersModule {}
