@@ -1,0 +1,12 @@
+#!/bin/sh
+# Differential check of `payql graphql format|validate` against graphql-js.
+# Uses $PAYQL if set, else builds the payql product (debug) and uses it.
+# Last line: "N passed, N failed"; exit status non-zero on an unexplained disagreement.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+if [ -z "${PAYQL:-}" ]; then
+    (cd "$root" && swift build --product payql >/dev/null)
+    PAYQL="$(cd "$root" && swift build --show-bin-path)/payql"
+fi
+exec node "$here/compare.js" "$PAYQL" "$here/corpus" "$here/exceptions.txt"
