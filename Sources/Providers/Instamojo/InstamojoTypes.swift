@@ -1,0 +1,64 @@
+/// The payment options of an Instamojo gateway order, for a custom checkout UI.
+/// (PayQL never sees a card number: card entry stays in the provider SDK.)
+public struct PaymentOptions: Sendable, Hashable {
+    /// A bank or wallet the customer can pick.
+    public struct Choice: Sendable, Hashable {
+        public var id: String
+        public var name: String
+        public var imageURL: String?
+    }
+    /// One EMI plan: months and yearly interest rate (percent, exact decimal text).
+    public struct EMIPlan: Sendable, Hashable {
+        public var tenureMonths: Int
+        public var interestRatePercent: String
+    }
+    /// A bank offering EMI, with its plans.
+    public struct EMIBank: Sendable, Hashable {
+        public var code: String
+        public var name: String
+        public var plans: [EMIPlan]
+    }
+
+    /// Whether cards are offered.
+    public var cards: Bool
+    /// Netbanking banks.
+    public var netbankingBanks: [Choice]
+    /// EMI banks with tenure and rate.
+    public var emiBanks: [EMIBank]
+    /// Wallets.
+    public var wallets: [Choice]
+    /// Whether UPI collect is offered.
+    public var upi: Bool
+}
+
+/// A UPI collect request sent to a customer's VPA, or its later status.
+public struct UPICollect: Sendable, Hashable {
+    /// Instamojo's payment id for the collect.
+    public var paymentID: String
+    /// `pending` until the customer approves in the UPI app.
+    public var status: PaymentStatus
+    /// The provider's status code, as text.
+    public var rawStatus: String
+    /// The provider's message, if any.
+    public var message: String?
+    /// Where to poll the status (kept so a later poll goes to the same place).
+    public var statusURL: String?
+}
+
+/// Instamojo's three-letter refund reason codes (instamojo.md §3) [M].
+public enum InstamojoRefundReason: String, Sendable, CaseIterable {
+    /// Duplicate or delayed payment.
+    case duplicatePayment = "RFD"
+    /// Product or service no longer available.
+    case unavailable = "TNR"
+    /// Customer not satisfied.
+    case notSatisfied = "QFL"
+    /// Product lost or damaged.
+    case lostOrDamaged = "QNR"
+    /// Digital download problem.
+    case downloadProblem = "EWN"
+    /// Event cancelled or changed.
+    case eventCancelled = "TAN"
+    /// Any other problem.
+    case other = "PTH"
+}
