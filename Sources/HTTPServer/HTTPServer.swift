@@ -1,2 +1,145 @@
-/// Namespace placeholder until the HTTPServer target lands.
-package enum HTTPServerModule {}
+internal import CMicroHTTPD
+internal import CPayQLShims
+import Synchronization
+
+/// Why a server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    /// What failed, in words.
+    public let description: String
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool sized to the
+/// cores, keep-alive, limits, and async handlers through suspend/resume.
+///
+/// A request is read completely (headers and body, within the limits) on a
+/// server thread; then either the handler's fast path answers it right there,
+/// or the connection is suspended, `handle(_:)` runs as a Swift task, and the
+/// connection resumes with its response. Call `shutdown(gracePeriod:)` before
+/// letting go of the server; without it, `deinit` stops at once (suspended
+/// requests get 503).
+public final class HTTPServer: Sendable {
+    private let daemon: DaemonHandle
+    private let core: ServerCore
+    private let state = Mutex<LifeState>(.running)
+    private let sweeper: Task<Void, Never>
+    /// The port actually bound.
+    public let port: Int
+
+    private enum LifeState { case running, stopping, stopped }
+
+    /// Binds and starts serving; throws when the address cannot be bound or the configuration is invalid.
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) throws {
+        let limits = configuration.limits
+        guard (0...65535).contains(configuration.port) else { throw HTTPServerError(description: "port \(configuration.port) is out of range") }
+        guard configuration.threads >= 1 else { throw HTTPServerError(description: "threads must be at least 1") }
+        guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.maxConnections >= 1, limits.maxConnectionsPerIP >= 0 else {
+            throw HTTPServerError(description: "limits out of range (maxHeaderBytes ≥ 1024, maxConnections ≥ 1)")
+        }
+        let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
+        let core = ServerCore(handler: handler, limits: limits, logger: configuration.logger)
+        let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
+        // The pool also holds the write buffer for response headers; give it room past the header limit.
+        let memory = limits.maxHeaderBytes + 16 << 10
+        let cls = Unmanaged.passUnretained(core).toOpaque()
+        let started: OpaquePointer? = host.withCString { hostPointer in
+            var config = cpayql_mhd_config(
+                host: hostPointer, port: UInt16(configuration.port), thread_pool_size: UInt32(configuration.threads),
+                connection_limit: UInt32(clamping: limits.maxConnections),
+                per_ip_connection_limit: UInt32(clamping: limits.maxConnectionsPerIP),
+                connection_timeout: UInt32(clamping: idleSeconds), connection_memory_limit: memory,
+                listen_backlog: 1024, turbo: configuration.turbo ? 1 : 0
+            )
+            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls)
+        }
+        guard let started else {
+            throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(configuration.port) (address in use or invalid)")
+        }
+        self.daemon = DaemonHandle(pointer: started)
+        self.core = core
+        self.port = Int(cpayql_mhd_bound_port(started))
+        self.sweeper = Task { [core] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                core.sweepDeadlines()
+            }
+        }
+    }
+
+    /// Requests currently being received, handled or sent.
+    public var activeRequests: Int { core.active.load(ordering: .relaxed) }
+
+    /// Stops accepting connections, lets in-flight requests finish for up to
+    /// `gracePeriod`, answers the rest with 503, then closes everything.
+    /// Calling it again (or concurrently) waits for nothing and returns.
+    public func shutdown(gracePeriod: Duration) async {
+        let proceed = state.withLock { state -> Bool in
+            guard case .running = state else { return false }
+            state = .stopping
+            return true
+        }
+        guard proceed else { return }
+        core.draining.store(true, ordering: .relaxed)
+        let listener = MHD_quiesce_daemon(daemon.pointer)
+        if listener >= 0 { _ = closeDescriptor(listener) }
+        let deadline = ContinuousClock.now + gracePeriod
+        while core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        core.abandonPending()
+        // Give the 503s a moment to be written before the connections close.
+        let flush = ContinuousClock.now + .milliseconds(500)
+        while !core.pending.withLock({ $0.isEmpty }) || core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < flush {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        stopNow()
+    }
+
+    deinit {
+        stopNow()
+    }
+
+    private func stopNow() {
+        let proceed = state.withLock { state -> Bool in
+            if case .stopped = state { return false }
+            state = .stopped
+            return true
+        }
+        guard proceed else { return }
+        sweeper.cancel()
+        core.abandonPending()
+        MHD_stop_daemon(daemon.pointer)
+    }
+}
+
+/// The daemon pointer. `@unchecked Sendable` because it is immutable after
+/// start and libmicrohttpd's daemon-level calls used here (quiesce, stop,
+/// info) are documented as callable from any thread; `HTTPServer` ensures
+/// stop happens once.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+// MARK: libmicrohttpd callbacks: non-capturing, they find the core through `cls`.
+
+private let uriCallback: cpayql_mhd_uri_callback = { cls, uri, connection in
+    guard let cls, let connection else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let text = uri.map { String(cString: $0) } ?? "/"
+    // Retained here, released in `completedCallback`.
+    return Unmanaged.passRetained(core.begin(connection: connection, uri: text)).toOpaque()
+}
+
+private let accessCallback: MHD_AccessHandlerCallback = { cls, _, _, method, _, uploadData, uploadSize, requestState in
+    guard let cls, let requestState, let pointer = requestState.pointee else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+    return core.access(context, method: method, uploadData: uploadData, uploadSize: uploadSize)
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { cls, _, requestState, termination in
+    guard let cls, let requestState, let pointer = requestState.pointee else { return }
+    requestState.pointee = nil
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    core.complete(context, termination: termination)
+}

@@ -1,10 +1,48 @@
-// libmicrohttpd shims (owned by HTTPServer): MHD_start_daemon is variadic.
+// libmicrohttpd shims (owned by HTTPServer): MHD_start_daemon, MHD_get_daemon_info and
+// MHD_get_connection_info are variadic, which Swift cannot call; response building is
+// folded into one call so that a request crosses the C boundary once.
 #ifndef CPAYQL_MHD_H
 #define CPAYQL_MHD_H
 #include <stdarg.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/// Everything MHD_start_daemon needs, as a plain struct (0 means "MHD's default").
+struct cpayql_mhd_config {
+    const char *host;                       // numeric IPv4 or IPv6 address to bind
+    uint16_t port;                          // 0: ephemeral
+    unsigned int thread_pool_size;          // epoll threads
+    unsigned int connection_limit;          // total connections
+    unsigned int per_ip_connection_limit;   // 0: unlimited
+    unsigned int connection_timeout;        // idle seconds before MHD closes a connection
+    size_t connection_memory_limit;         // per-connection pool: bounds request line + headers
+    unsigned int listen_backlog;
+    int turbo;                              // MHD_USE_TURBO
+};
+
+/// Callback that creates per-request state when the request line arrives (MHD_OPTION_URI_LOG_CALLBACK).
+typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/// Starts an epoll thread-pool daemon with suspend/resume; NULL on failure (errno may tell why).
+struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
+                                    MHD_AccessHandlerCallback handler, void *handler_cls,
+                                    MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls);
+
+/// The port the daemon actually bound (for port 0), or 0 if unknown.
+uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
+
+/// Writes the client's numeric address into buffer; returns 0 on success.
+int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
+
+/// Builds a response from `body` (copied), adds `header_count` headers given as
+/// NUL-terminated name/value strings packed back to back in `headers`, queues it and
+/// drops MHD's reference. Returns MHD_YES on success.
+enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                   const void *body, size_t body_length,
+                                   const char *headers, size_t header_count);
 #endif

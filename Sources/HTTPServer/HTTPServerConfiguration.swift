@@ -1,0 +1,63 @@
+/// How an `HTTPServer` binds and what it tolerates. Every limit has a documented default.
+public struct HTTPServerConfiguration: Sendable {
+    /// Numeric address to bind; `"localhost"` means `127.0.0.1`. Default `127.0.0.1`.
+    public var host: String
+    /// Port to bind; `0` picks a free one (read it back from `HTTPServer.port`). Default `0`.
+    public var port: Int
+    /// Epoll threads in libmicrohttpd's pool. Default: the number of online CPU cores.
+    public var threads: Int
+    /// What the server accepts before it refuses.
+    public var limits: Limits
+    /// Where each request's log line goes; `nil` logs nothing. Default `nil`.
+    public var logger: (any RequestLogger)?
+    /// libmicrohttpd's turbo mode (fewer safety syscalls, a little faster). Default `false`.
+    public var turbo: Bool
+
+    /// Limits per request and per connection.
+    public struct Limits: Sendable {
+        /// Largest request body, in bytes; larger gets 413 (before it is read when
+        /// `Content-Length` says so). Default 1 MiB.
+        public var maxBodyBytes: Int
+        /// Room for the request line and headers, in bytes; larger gets 431 from
+        /// libmicrohttpd. Default 16 KiB.
+        public var maxHeaderBytes: Int
+        /// Open connections in total; further ones are accepted and closed at once. Default 4096.
+        public var maxConnections: Int
+        /// Open connections per client IP; `0` is unlimited. Default 0 (a load
+        /// balancer in front would otherwise count as one client).
+        public var maxConnectionsPerIP: Int
+        /// A connection idle (nothing received or sent) this long is closed; this is
+        /// what ends a request that never finishes sending. Whole seconds, at least 1. Default 15 s.
+        public var idleTimeout: Duration
+        /// A request must be fully received and answered within this time, counted
+        /// from its headers: a body still arriving is cut off (connection closed), a
+        /// handler still running gets 503. Default 30 s.
+        public var requestDeadline: Duration
+
+        /// Limits with the documented defaults, each overridable.
+        public init(
+            maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10, maxConnections: Int = 4096,
+            maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(15), requestDeadline: Duration = .seconds(30)
+        ) {
+            self.maxBodyBytes = maxBodyBytes
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerIP = maxConnectionsPerIP
+            self.idleTimeout = idleTimeout
+            self.requestDeadline = requestDeadline
+        }
+    }
+
+    /// A configuration with the documented defaults, each overridable.
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, threads: Int? = nil, limits: Limits = .init(),
+        logger: (any RequestLogger)? = nil, turbo: Bool = false
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads ?? SystemInfo.onlineCores
+        self.limits = limits
+        self.logger = logger
+        self.turbo = turbo
+    }
+}

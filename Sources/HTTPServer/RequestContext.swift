@@ -1,0 +1,66 @@
+internal import CMicroHTTPD
+import Synchronization
+
+/// State of one request, from its request line to its completion.
+///
+/// Created (retained) in libmicrohttpd's URI callback and released in its
+/// completion callback. Thread-safety, which is why this is `@unchecked Sendable`:
+/// libmicrohttpd serves a connection on exactly one pool thread, so every `var`
+/// below is read and written only by that thread; the handler task and the
+/// deadline sweeper touch only `outcome`, which is behind its `Mutex`, and the
+/// immutable `let`s.
+final class RequestContext: @unchecked Sendable {
+    /// Where the request is in its life.
+    enum Phase { case headers, body, waiting, done }
+
+    /// What the asynchronous side has decided, shared between threads.
+    enum Outcome {
+        /// Not handed to a task (still reading, or answered on the fast path).
+        case idle
+        /// Suspended while a task works; holds the task so a deadline can cancel it.
+        case waiting(Task<Void, Never>?)
+        /// The response to queue once resumed.
+        case ready(HTTPResponse)
+    }
+
+    let connection: OpaquePointer
+    let rawURI: String
+    let started: ContinuousClock.Instant
+    let outcome = Mutex<Outcome>(.idle)
+
+    var phase = Phase.headers
+    var method = ""
+    var path = ""
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var requestID = ""
+    var remoteAddress = ""
+    var status = 0
+    var endLabel: String? = nil
+    var logFields: [(name: String, value: String)] = []
+
+    init(connection: OpaquePointer, rawURI: String) {
+        self.connection = connection
+        self.rawURI = rawURI
+        self.started = .now
+    }
+
+    /// Moves to `.ready` if still waiting; returns the task to cancel and whether this call won.
+    func settle(with response: HTTPResponse) -> (won: Bool, task: Task<Void, Never>?) {
+        outcome.withLock { state in
+            guard case .waiting(let task) = state else { return (false, nil) }
+            state = .ready(response)
+            return (true, task)
+        }
+    }
+
+    /// Takes the response stored by `settle`, leaving `.idle`.
+    func takeResponse() -> HTTPResponse? {
+        outcome.withLock { state in
+            guard case .ready(let response) = state else { return nil }
+            state = .idle
+            return response
+        }
+    }
+}

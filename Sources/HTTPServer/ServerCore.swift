@@ -1,0 +1,253 @@
+internal import CMicroHTTPD
+import JSON
+internal import CPayQLShims
+import Synchronization
+
+/// Everything libmicrohttpd's callbacks need, reached through their `cls` pointer.
+/// It lives as long as the `HTTPServer` (which stops the daemon before releasing it).
+final class ServerCore: Sendable {
+    let handler: any HTTPHandler
+    let limits: HTTPServerConfiguration.Limits
+    let logger: (any RequestLogger)?
+    /// Requests between their URI callback and their completion.
+    let active = Atomic<Int>(0)
+    /// Set once shutdown begins: responses then carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
+    /// Suspended requests, for the deadline sweeper and for shutdown.
+    let pending = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    private let requestCounter = Atomic<UInt64>(0)
+    private let idPrefix: String
+
+    init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?) {
+        self.handler = handler
+        self.limits = limits
+        self.logger = logger
+        self.idPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
+    }
+
+    // MARK: Callbacks
+
+    /// The request line arrived: make the request's state.
+    func begin(connection: OpaquePointer, uri: String) -> RequestContext {
+        active.add(1, ordering: .relaxed)
+        return RequestContext(connection: connection, rawURI: uri)
+    }
+
+    /// libmicrohttpd's access handler: headers, then body chunks, then completion, then resumption.
+    func access(_ context: RequestContext, method: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?) -> MHD_Result {
+        switch context.phase {
+        case .headers:
+            context.method = method.map { String(cString: $0) } ?? "GET"
+            return readHeaders(context)
+        case .body:
+            if let uploadSize, uploadSize.pointee > 0 {
+                let size = uploadSize.pointee
+                uploadSize.pointee = 0
+                if ContinuousClock.now - context.started > limits.requestDeadline {
+                    context.endLabel = "timeout"
+                    return .NO
+                }
+                if !context.bodyTooLarge, let uploadData {
+                    if context.body.count + size > limits.maxBodyBytes {
+                        // Keep reading (and discarding) so the 413 can be sent; the deadline bounds it.
+                        context.bodyTooLarge = true
+                        context.body = []
+                    } else {
+                        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                            context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                        }
+                    }
+                }
+                return .YES
+            }
+            if context.bodyTooLarge { return respond(context, tooLarge()) }
+            return dispatch(context)
+        case .waiting:
+            context.phase = .done
+            let response = context.takeResponse()
+                ?? .json(["errors": [["message": "no response was produced"]]], status: 500)
+            return respond(context, response)
+        case .done:
+            return .NO
+        }
+    }
+
+    /// The request ended (answered, timed out, aborted or shut down): log it and let it go.
+    func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
+        active.subtract(1, ordering: .relaxed)
+        // A request still suspended here can only be one the daemon is tearing down.
+        _ = context.settle(with: .dropConnection)
+        _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+        guard let logger else { return }
+        let outcome: String
+        switch termination {
+        case .REQUEST_TERMINATED_COMPLETED_OK: outcome = context.endLabel ?? "ok"
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: outcome = "timeout"
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: outcome = "shutdown"
+        case .REQUEST_TERMINATED_CLIENT_ABORT, .REQUEST_TERMINATED_READ_ERROR: outcome = context.endLabel ?? "client_closed"
+        default: outcome = context.endLabel ?? "error"
+        }
+        let elapsed = ContinuousClock.now - context.started
+        let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        logger.log(RequestLogRecord(
+            requestID: context.requestID, method: context.method, path: context.path, status: context.status,
+            durationMicroseconds: micros, outcome: outcome, remoteAddress: context.remoteAddress, fields: context.logFields
+        ))
+    }
+
+    // MARK: Steps
+
+    private func readHeaders(_ context: RequestContext) -> MHD_Result {
+        context.phase = .body
+        let unmanaged = Unmanaged.passUnretained(context).toOpaque()
+        _ = MHD_get_connection_values_n(context.connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+            guard let cls, let key else { return .YES }
+            let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+            let name = key.withMemoryRebound(to: UInt8.self, capacity: keySize) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self)
+            }
+            let text = value.map { value in
+                value.withMemoryRebound(to: UInt8.self, capacity: valueSize) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: valueSize), as: UTF8.self)
+                }
+            } ?? ""
+            context.headers.add(name: name, value: text)
+            return .YES
+        }, unmanaged)
+        var address = [CChar](repeating: 0, count: 64)
+        if cpayql_mhd_client_address(context.connection, &address, address.count) == 0 {
+            context.remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        context.requestID = requestID(offered: context.headers["x-request-id"])
+        let uri = context.rawURI.utf8
+        let pathEnd = uri.firstIndex(of: UInt8(ascii: "?")) ?? uri.endIndex
+        context.path = URLEncodedForm.percentDecode(uri[..<pathEnd], plusAsSpace: false)
+        if let length = context.headers["content-length"], let bytes = Int(length), bytes > limits.maxBodyBytes {
+            // Answer before reading (and before any 100-continue): the body never arrives.
+            context.phase = .done
+            return respond(context, tooLarge())
+        }
+        return .YES
+    }
+
+    private func dispatch(_ context: RequestContext) -> MHD_Result {
+        let uri = context.rawURI.utf8
+        var query = ""
+        if let mark = uri.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(context.rawURI[context.rawURI.index(after: mark)...])
+        }
+        var request = HTTPRequest(
+            method: context.method, path: context.path, query: query, headers: context.headers,
+            body: context.body, remoteAddress: context.remoteAddress, id: context.requestID
+        )
+        request.queryItems = URLEncodedForm.decode(Array(query.utf8))
+        context.body = []
+        if let response = handler.respondImmediately(to: request) {
+            context.phase = .done
+            return respond(context, response)
+        }
+        context.phase = .waiting
+        context.outcome.withLock { $0 = .waiting(nil) }
+        pending.withLock { $0[ObjectIdentifier(context)] = context }
+        MHD_suspend_connection(context.connection)
+        let task = Task { [self] in
+            let response = await handler.handle(request)
+            finish(context, with: response)
+        }
+        context.outcome.withLock { state in
+            if case .waiting = state { state = .waiting(task) }
+        }
+        return .YES
+    }
+
+    /// Hands `response` to a suspended request and resumes it; later calls for the same request do nothing.
+    func finish(_ context: RequestContext, with response: HTTPResponse) {
+        let (won, task) = context.settle(with: response)
+        guard won else { return }
+        task?.cancel()
+        _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+        MHD_resume_connection(context.connection)
+    }
+
+    /// Answers every suspended request past its deadline with 503.
+    func sweepDeadlines() {
+        let now = ContinuousClock.now
+        let late = pending.withLock { $0.values.filter { now - $0.started > limits.requestDeadline } }
+        for context in late {
+            finish(context, with: Self.unavailable("request deadline exceeded", code: "REQUEST_TIMEOUT"))
+        }
+    }
+
+    /// Answers every suspended request with 503 (shutdown past its grace period).
+    func abandonPending() {
+        let all = pending.withLock { Array($0.values) }
+        for context in all {
+            finish(context, with: Self.unavailable("server shutting down", code: "SHUTTING_DOWN"))
+        }
+    }
+
+    static func unavailable(_ message: String, code: String) -> HTTPResponse {
+        .json(["errors": [["message": .string(message), "extensions": ["code": .string(code)]]]], status: 503)
+    }
+
+    private func tooLarge() -> HTTPResponse {
+        .json(["errors": [[
+            "message": .string("request body larger than \(limits.maxBodyBytes) bytes"),
+            "extensions": ["code": "PAYLOAD_TOO_LARGE"],
+        ]]], status: 413)
+    }
+
+    private func respond(_ context: RequestContext, _ response: HTTPResponse) -> MHD_Result {
+        context.phase = .done
+        context.logFields = response.logFields
+        if response.dropsConnection {
+            context.endLabel = "dropped"
+            return .NO
+        }
+        context.status = response.status
+        var packed: [CChar] = []
+        packed.reserveCapacity(64 + response.headers.count * 48)
+        var count = 0
+        func add(_ name: String, _ value: String) {
+            guard Self.isSafeHeader(name), Self.isSafeHeader(value) else { return }
+            for byte in name.utf8 { packed.append(CChar(bitPattern: byte)) }
+            packed.append(0)
+            for byte in value.utf8 { packed.append(CChar(bitPattern: byte)) }
+            packed.append(0)
+            count += 1
+        }
+        for field in response.headers where !HTTPHeaders.namesEqual(field.name, "content-length") {
+            add(field.name, field.value)
+        }
+        add("x-request-id", context.requestID)
+        if draining.load(ordering: .relaxed) { add("connection", "close") }
+        let status = UInt32(clamping: (100...599).contains(response.status) ? response.status : 500)
+        return response.body.withUnsafeBytes { body in
+            cpayql_mhd_respond(context.connection, status, body.baseAddress, body.count, packed, count)
+        }
+    }
+
+    /// Header names and values must not smuggle line breaks or NULs.
+    private static func isSafeHeader(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// The client's id when it is 1–64 characters of `[A-Za-z0-9._-]`, else a fresh one.
+    private func requestID(offered: String?) -> String {
+        if let offered, (1...64).contains(offered.utf8.count), offered.utf8.allSatisfy(Self.isIDByte) {
+            return offered
+        }
+        let number = requestCounter.add(1, ordering: .relaxed).newValue
+        return idPrefix + "-" + String(number, radix: 16)
+    }
+
+    private static func isIDByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Facts about the machine, read once.
+package enum SystemInfo {
+    /// Online CPU cores (at least 1).
+    package static var onlineCores: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Seconds since the Unix epoch with nanoseconds, from the real-time clock.
+    package static func wallClock() -> (seconds: Int, nanoseconds: Int) {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return (spec.tv_sec, spec.tv_nsec)
+    }
+}
+
+/// Closes a file descriptor (the listening socket after quiescing).
+package func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }

@@ -1,0 +1,111 @@
+import HTTPServer
+import JSON
+import Synchronization
+import Testing
+
+@Suite struct HTTPServerTests {
+    @Test func getWithQueryAndHeadersReachesAsyncHandler() async throws {
+        let logger = CapturingLogger()
+        let handler = ClosureHandler { request in
+            try? await Task.sleep(for: .milliseconds(5))
+            return echo(request)
+        }
+        try await withServer(.init(logger: logger), handler: handler) { server in
+            #expect(server.port > 0)
+            let response = try await request(
+                port: server.port, "GET", "/a%20b/c?x=1&y=h%C3%A9+llo&flag&x=2", headers: [("X-Custom", "Value")]
+            )
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == "application/json")
+            let json = try JSONParser.parse(response.body)
+            #expect(json["method"] == "GET")
+            #expect(json["path"] == "/a b/c")
+            #expect(json["query"] == "x=1&y=h%C3%A9+llo&flag&x=2")
+            #expect(json["items"] == [["x", "1"], ["y", "hé llo"], ["flag", ""], ["x", "2"]])
+            #expect(json["headers"]?["x-custom"] == "Value")
+            #expect(json["remote"] == "127.0.0.1")
+            let id = try #require(response.headers["x-request-id"])
+            #expect(json["id"] == .string(id))
+        }
+        let record = try #require(logger.all.first)
+        #expect(record.method == "GET" && record.path == "/a b/c" && record.status == 200 && record.outcome == "ok")
+        #expect(record.fields.first?.value == "Echo")
+        let line = String(decoding: JSONLineLogger.format(record), as: UTF8.self)
+        #expect(line.contains("\"operation\":\"Echo\"") && !line.contains("x=1"))
+    }
+
+    @Test func postBodyAndFastPath() async throws {
+        let handler = ClosureHandler(immediate: echo)
+        try await withServer(handler: handler) { server in
+            let body = Array(String(repeating: "é", count: 3000).utf8)
+            let response = try await request(port: server.port, "POST", "/p", headers: [("Content-Type", "text/plain")], body: body)
+            #expect(response.status == 200)
+            let json = try JSONParser.parse(response.body)
+            #expect(json["bodyBytes"] == .int(Int64(body.count)))
+            #expect(json["body"] == .string(String(repeating: "é", count: 3000)))
+        }
+    }
+
+    @Test func chunkedUploadIsAssembled() async throws {
+        try await withServer(handler: ClosureHandler(echo)) { server in
+            let response = try await offPool {
+                let connection = try RawConnection(port: server.port)
+                try connection.send("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+                return try connection.readResponse()
+            }
+            #expect(try JSONParser.parse(response.body)["body"] == "hello world")
+        }
+    }
+
+    @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
+        try await withServer(handler: ClosureHandler(echo)) { server in
+            let statuses = try await offPool {
+                let connection = try RawConnection(port: server.port)
+                return try (0..<50).map { index in try connection.exchange(index % 2 == 0 ? "GET" : "POST", "/k\(index)", body: index % 2 == 0 ? [] : [65]).status }
+            }
+            #expect(statuses == Array(repeating: 200, count: 50))
+        }
+    }
+
+    @Test func requestIDFromClientIsKeptWhenSafe() async throws {
+        try await withServer(handler: ClosureHandler(immediate: echo)) { server in
+            let kept = try await request(port: server.port, "GET", "/", headers: [("X-Request-Id", "abc-123.x_y")])
+            #expect(kept.headers["x-request-id"] == "abc-123.x_y")
+            let replaced = try await request(port: server.port, "GET", "/", headers: [("X-Request-Id", "bad id\"{}")])
+            #expect(replaced.headers["x-request-id"] != nil && replaced.headers["x-request-id"] != "bad id\"{}")
+            let other = try await request(port: server.port, "GET", "/")
+            #expect(other.headers["x-request-id"] != replaced.headers["x-request-id"])
+        }
+    }
+
+    @Test func dropConnectionSendsNothing() async throws {
+        try await withServer(handler: ClosureHandler { _ in .dropConnection }) { server in
+            let result = try await offPool {
+                let connection = try RawConnection(port: server.port, timeout: 5)
+                try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                return try connection.waitForClose()
+            }
+            #expect(result.closed && result.received.isEmpty)
+        }
+    }
+
+    @Test func handlerHeadersAreSanitised() async throws {
+        let handler = ClosureHandler(immediate: { _ in
+            HTTPResponse(status: 201, headers: ["x-ok": "1", "x-bad": "a\r\nset-cookie: evil"], body: Array("made".utf8))
+        })
+        try await withServer(handler: handler) { server in
+            let response = try await request(port: server.port, "GET", "/")
+            #expect(response.status == 201 && response.text == "made")
+            #expect(response.headers["x-ok"] == "1")
+            #expect(response.headers["x-bad"] == nil && response.headers["set-cookie"] == nil)
+        }
+    }
+
+    @Test func refusesToBindATakenPort() async throws {
+        try await withServer(handler: ClosureHandler(immediate: echo)) { server in
+            #expect(throws: HTTPServerError.self) {
+                _ = try HTTPServer(configuration: .init(port: server.port), handler: ClosureHandler(immediate: echo))
+            }
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the HTTPServer target arrive with its implementation.
