@@ -202,8 +202,10 @@ final class Transfer: @unchecked Sendable {
     /// Collects one header line; a status line starts a new header block
     /// (after a `100 Continue` or any other interim response only the last block counts).
     private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var line = Substring(decoding: bytes, as: UTF8.self)
-        while let last = line.last, last == "\r" || last == "\n" { line.removeLast() }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
+        // ("\r\n" is one Character in Swift, hence trimming bytes, not characters.)
+        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             receivedHeaders.removeAll(keepingCapacity: true)
         } else if let first = line.first, first == " " || first == "\t", !receivedHeaders.isEmpty {
@@ -340,10 +342,20 @@ final class Transfer: @unchecked Sendable {
 
     /// The URL without its query and fragment, for messages.
     static func redact(_ url: String) -> String {
-        if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) {
-            return String(url[..<cut]) + "?…"
+        var text = Substring(url)
+        var suffix = ""
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            text = text[..<cut]
+            suffix = "?…"
         }
-        return url
+        // user:password@ in the authority.
+        if let schemeEnd = text.firstRange(of: "://")?.upperBound {
+            let authorityEnd = text[schemeEnd...].firstIndex(of: "/") ?? text.endIndex
+            if let at = text[schemeEnd..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<schemeEnd] + "****" + text[at...]
+            }
+        }
+        return String(text) + suffix
     }
 }
 

@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the HTTPClient target arrive with its implementation.
