@@ -1,0 +1,73 @@
+/// `/_sandbox/...`: finishing payments, the webhook log, fault rules, reset.
+extension SandboxRouter {
+    func control(_ request: SandboxRequest) async -> SandboxResponse {
+        let s = Array(request.segments.dropFirst())
+        switch (request.method, s.count) {
+        case ("GET", 1) where s[0] == "health":
+            return .json(.object(["status": "ok"]))
+        case ("POST", 1) where s[0] == "reset":
+            for simulator in simulators { simulator.reset() }
+            faults.removeAll()
+            dispatcher.clearLog()
+            return .json(.object(["status": "reset"]))
+        case ("POST", 5) where s[2] == "orders" && s[4] == "complete":
+            guard let provider = SandboxProvider(rawValue: s[1]), let simulator = simulator(provider) else {
+                return Self.controlError(404, "unknown provider '\(s[1])'")
+            }
+            let body: WireObject
+            if request.body.isEmpty {
+                body = WireObject()
+            } else if let parsed = request.jsonObject() {
+                body = parsed
+            } else {
+                return Self.controlError(400, "body must be a JSON object")
+            }
+            switch simulator.complete(orderID: s[3], body: body, context: context) {
+            case .refused(let status, let message):
+                return Self.controlError(status, message)
+            case .done(var result, let webhooks):
+                let deliveries = await dispatcher.deliver(webhooks)
+                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
+                return .json(.object(result))
+            }
+        case ("POST", 4) where s[0] == "setu" && s[1] == "links" && s[3] == "initiate":
+            return Self.controlError(404, "setu is not simulated")
+        case ("GET", 1) where s[0] == "webhooks":
+            return .json(.array(dispatcher.log().map { .object($0.detail) }))
+        case ("POST", 3) where s[0] == "webhooks" && s[2] == "redeliver":
+            guard let delivery = await dispatcher.redeliver(id: s[1]) else {
+                return Self.controlError(404, "no webhook delivery \(s[1])")
+            }
+            return .json(.object(delivery.summary))
+        case ("POST", 1) where s[0] == "faults":
+            guard let object = request.jsonObject() else { return Self.controlError(400, "body must be a JSON fault rule") }
+            do {
+                let rule = try FaultRule(object: object)
+                guard let id = faults.add(rule) else { return Self.controlError(400, "invalid route") }
+                var answer = rule.wire
+                answer["id"] = .string(id)
+                return .json(.object(answer), status: 201)
+            } catch {
+                return Self.controlError(400, error.description)
+            }
+        case ("GET", 1) where s[0] == "faults":
+            return .json(.array(faults.list().map { entry in
+                var object = entry.rule.wire
+                object["id"] = .string(entry.id)
+                object["remaining"] = entry.remaining.map { .int(Int64($0)) } ?? .null
+                return .object(object)
+            }))
+        case ("DELETE", 1) where s[0] == "faults":
+            faults.removeAll()
+            return .json(.object(["status": "cleared"]))
+        case ("DELETE", 2) where s[0] == "faults":
+            return faults.remove(id: s[1]) ? .json(.object(["status": "removed"])) : Self.controlError(404, "no fault \(s[1])")
+        default:
+            return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")
+        }
+    }
+
+    static func controlError(_ status: Int, _ message: String) -> SandboxResponse {
+        .json(.object(["error": .string(message)]), status: status)
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace placeholder until the Sandbox target lands.
-package enum SandboxModule {}

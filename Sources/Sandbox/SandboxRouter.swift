@@ -1,0 +1,83 @@
+import Synchronization
+
+/// Routes requests: `/_sandbox/...` to the control API, `/{provider}/...` to
+/// that provider's simulator after latency and fault injection.
+final class SandboxRouter: Sendable {
+    let simulators: [any ProviderSimulator]
+    let faults: FaultTable
+    let dispatcher: WebhookDispatcher
+    let latency: Duration
+    /// `http://host:port`, known once the socket is bound.
+    let root = Mutex<String>("")
+    /// Set at shutdown: ends held `timeout` faults early.
+    let stopping = Atomic<Bool>(false)
+
+    init(simulators: [any ProviderSimulator], faults: FaultTable, dispatcher: WebhookDispatcher, latency: Duration) {
+        self.simulators = simulators
+        self.faults = faults
+        self.dispatcher = dispatcher
+        self.latency = latency
+    }
+
+    var context: SimulatorContext {
+        SimulatorContext(rootURL: root.withLock { $0 }, nowMilliseconds: Clock.nowMilliseconds())
+    }
+
+    func simulator(_ provider: SandboxProvider) -> (any ProviderSimulator)? {
+        simulators.first { $0.provider == provider }
+    }
+
+    func handle(_ request: SandboxRequest) async -> SandboxResponse {
+        if request.path == "/_sandbox" || request.path.hasPrefix("/_sandbox/") {
+            return await control(request)
+        }
+        guard let (simulator, relativePath) = locate(request.path) else {
+            return .json(.object(["error": .string("no such path; provider APIs live under /razorpay, /cashfree/pg, /instamojo, /setu (see docs/sandbox.md)")]),
+                         status: 404)
+        }
+        if latency > .zero { await pause(latency) }
+        switch faults.take(method: request.method, path: request.path) {
+        case nil:
+            break
+        case .latency(let delay)?:
+            await pause(delay)
+        case .timeout(let hold)?:
+            await pause(min(hold, FaultRule.maximumTimeout))
+            return .dropped
+        case .serverError(let status)?:
+            return simulator.serverError(status: status)
+        case .rateLimited(let seconds)?:
+            return simulator.rateLimited(retryAfterSeconds: seconds)
+        case .malformedBody?:
+            return SandboxResponse(status: 200, headers: [("Content-Type", "application/json")],
+                                   body: Array("{\"id\": \"order_Malformed000001\", \"entity\": \"ord".utf8))
+        case .dropConnection?:
+            return .dropped
+        }
+        var inner = request
+        inner.path = relativePath
+        let result = simulator.handle(inner, context: context)
+        dispatcher.deliverInBackground(result.webhooks)
+        return result.response
+    }
+
+    /// The simulator for a path and the path below its base (`/razorpay/v1/orders` → `/v1/orders`).
+    private func locate(_ path: String) -> (any ProviderSimulator, String)? {
+        for simulator in simulators {
+            let base = simulator.provider.basePath
+            if path == base { return (simulator, "/") }
+            if path.hasPrefix(base + "/") { return (simulator, String(path.dropFirst(base.count))) }
+        }
+        return nil
+    }
+
+    /// Sleeps in short slices so shutdown ends a held request promptly.
+    func pause(_ duration: Duration) async {
+        let end = ContinuousClock.now + duration
+        while !stopping.load(ordering: .relaxed) {
+            let left = end - ContinuousClock.now
+            if left <= .zero { return }
+            try? await Task.sleep(for: min(left, .milliseconds(50)))
+        }
+    }
+}
