@@ -121,26 +121,20 @@ final class FieldInfo: Sendable {
 
 /// A position in the response: field keys and list indices from the root.
 public final class ResponsePath: Sendable {
-    /// One step of a path.
-    public enum Key: Sendable, Equatable {
-        case field(String)
-        case index(Int)
-    }
-
     /// The enclosing path; `nil` at the root field.
     public let parent: ResponsePath?
     /// This step.
-    public let key: Key
+    public let key: PathElement
 
     /// Creates a path step.
-    public init(parent: ResponsePath?, key: Key) {
+    public init(parent: ResponsePath?, key: PathElement) {
         self.parent = parent
         self.key = key
     }
 
     /// The steps from the root, as they appear in an error's `path`.
-    public var components: [Key] {
-        var keys: [Key] = []
+    public var components: [PathElement] {
+        var keys: [PathElement] = []
         var node: ResponsePath? = self
         while let current = node {
             keys.append(current.key)
@@ -153,7 +147,7 @@ public final class ResponsePath: Sendable {
     public var json: JSONValue {
         .array(components.map {
             switch $0 {
-            case .field(let name): return .string(name)
+            case .key(let name): return .string(name)
             case .index(let index): return .int(Int64(index))
             }
         })

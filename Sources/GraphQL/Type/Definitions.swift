@@ -211,7 +211,7 @@ public struct GraphQLObjectType: Sendable {
         self.description = description
         self.fields = fields
         self.interfaces = interfaces
-        self.fieldIndex = makeIndex(fields.map(\.name))
+        self.fieldIndex = makeNameIndex(fields.map(\.name))
     }
 
     /// The field named `name` (no meta fields such as `__typename`).
@@ -256,7 +256,7 @@ public struct GraphQLInterfaceType: Sendable {
         self.fields = fields
         self.interfaces = interfaces
         self.resolveType = resolveType
-        self.fieldIndex = makeIndex(fields.map(\.name))
+        self.fieldIndex = makeNameIndex(fields.map(\.name))
     }
 
     /// The field named `name`.
@@ -322,7 +322,7 @@ public struct GraphQLEnumType: Sendable {
         self.name = name
         self.values = values
         self.description = description
-        self.valueIndex = makeIndex(values.map(\.name))
+        self.valueIndex = makeNameIndex(values.map(\.name))
     }
 
     /// The value named `name`.
@@ -350,7 +350,7 @@ public struct GraphQLInputObjectType: Sendable {
         self.fields = fields
         self.description = description
         self.isOneOf = isOneOf
-        self.fieldIndex = makeIndex(fields.map(\.name))
+        self.fieldIndex = makeNameIndex(fields.map(\.name))
     }
 
     /// The input field named `name`.
@@ -361,7 +361,7 @@ public struct GraphQLInputObjectType: Sendable {
 }
 
 /// Positions by name; the first occurrence wins for duplicates (which schema validation reports).
-func makeIndex(_ names: [String]) -> [String: Int] {
+func makeNameIndex(_ names: [String]) -> [String: Int] {
     var index: [String: Int] = [:]
     index.reserveCapacity(names.count)
     for (position, name) in names.enumerated() where index[name] == nil {

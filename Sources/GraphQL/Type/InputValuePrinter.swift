@@ -32,7 +32,7 @@ extension GraphQLSchema {
                 return text
             case .scalar(let scalar)?:
                 guard let serialized = try? scalar.serializeValue(value) else { return nil }
-                return printLiteral(serialized, isID: scalar.builtin == .id)
+                return printSerializedLiteral(serialized, isID: scalar.builtin == .id)
             default:
                 return nil
             }
@@ -41,24 +41,24 @@ extension GraphQLSchema {
 }
 
 /// A serialised leaf value as a literal (graphql-js `astFromValue` + `print`).
-func printLiteral(_ value: JSONValue, isID: Bool) -> String {
+func printSerializedLiteral(_ value: JSONValue, isID: Bool) -> String {
     switch value {
     case .null: return "null"
     case .bool(let flag): return flag ? "true" : "false"
     case .int(let number): return String(number)
-    case .double(let number): return formatJSNumber(number)
+    case .double(let number): return formatNumberLikeJS(number)
     case .string(let text):
-        if isID, isIntegerString(text) { return text }
+        if isID, isIntegerLiteralText(text) { return text }
         return printGraphQLString(text)
     case .array(let items):
-        return "[" + items.map { printLiteral($0, isID: false) }.joined(separator: ", ") + "]"
+        return "[" + items.map { printSerializedLiteral($0, isID: false) }.joined(separator: ", ") + "]"
     case .object(let object):
-        return "{" + object.members.map { $0.0 + ": " + printLiteral($0.1, isID: false) }.joined(separator: ", ") + "}"
+        return "{" + object.members.map { $0.0 + ": " + printSerializedLiteral($0.1, isID: false) }.joined(separator: ", ") + "}"
     }
 }
 
 /// `^-?(?:0|[1-9][0-9]*)$`
-func isIntegerString(_ text: String) -> Bool {
+func isIntegerLiteralText(_ text: String) -> Bool {
     var bytes = Substring(text).utf8[...]
     if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
     guard let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { return false }
@@ -78,7 +78,7 @@ func printGraphQLString(_ text: String) -> String {
         case 0x0D: out += "\\r"
         case 0x22: out += "\\\""
         case 0x5C: out += "\\\\"
-        case 0x00...0x1F, 0x7F...0x9F: out += "\\u" + hex4(scalar.value).uppercased()
+        case 0x00...0x1F, 0x7F...0x9F: out += "\\u" + hexDigits4(scalar.value).uppercased()
         default: out.unicodeScalars.append(scalar)
         }
     }

@@ -76,7 +76,7 @@ public struct GraphQLScalarType: Sendable {
                 throw ScalarCoercionError("\(error)")
             }
         }
-        guard let json = jsonValue(of: value) else {
+        guard let json = jsonValue(fromResolved: value) else {
             throw ScalarCoercionError("\(name) cannot represent value: \(String(describing: value))")
         }
         return json
@@ -99,7 +99,7 @@ enum BuiltinScalar: String, Sendable {
     case int = "Int", float = "Float", string = "String", boolean = "Boolean", id = "ID"
 
     func serialize(_ value: any Sendable) throws(ScalarCoercionError) -> JSONValue {
-        let json = jsonValue(of: value)
+        let json = jsonValue(fromResolved: value)
         switch self {
         case .int:
             switch json {
@@ -111,45 +111,45 @@ enum BuiltinScalar: String, Sendable {
             case .bool(let flag): return .int(flag ? 1 : 0)
             case .double(let number):
                 guard number.isFinite, number.rounded(.towardZero) == number else {
-                    throw ScalarCoercionError("Int cannot represent non-integer value: \(inspect(.double(number)))")
+                    throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectValue(.double(number)))")
                 }
                 guard number >= -2_147_483_648, number <= 2_147_483_647 else {
-                    throw ScalarCoercionError("Int cannot represent non 32-bit signed integer value: \(inspect(.double(number)))")
+                    throw ScalarCoercionError("Int cannot represent non 32-bit signed integer value: \(inspectValue(.double(number)))")
                 }
                 return .int(Int64(number))
             case .string(let text):
                 guard !text.isEmpty, let number = Int64(text) else {
-                    throw ScalarCoercionError("Int cannot represent non-integer value: \(inspect(.string(text)))")
+                    throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectValue(.string(text)))")
                 }
                 return try serialize(number)
             default:
-                throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectAny(value, json))")
+                throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectResolved(value, json))")
             }
         case .float:
             switch json {
             case .int(let number): return .int(number)
             case .double(let number):
                 guard number.isFinite else {
-                    throw ScalarCoercionError("Float cannot represent non numeric value: \(inspect(.double(number)))")
+                    throw ScalarCoercionError("Float cannot represent non numeric value: \(inspectValue(.double(number)))")
                 }
                 return .double(number)
             case .bool(let flag): return .int(flag ? 1 : 0)
             case .string(let text):
                 guard !text.isEmpty, let number = Double(text), number.isFinite else {
-                    throw ScalarCoercionError("Float cannot represent non numeric value: \(inspect(.string(text)))")
+                    throw ScalarCoercionError("Float cannot represent non numeric value: \(inspectValue(.string(text)))")
                 }
                 return .double(number)
             default:
-                throw ScalarCoercionError("Float cannot represent non numeric value: \(inspectAny(value, json))")
+                throw ScalarCoercionError("Float cannot represent non numeric value: \(inspectResolved(value, json))")
             }
         case .string:
             switch json {
             case .string(let text): return .string(text)
             case .bool(let flag): return .string(flag ? "true" : "false")
             case .int(let number): return .string(String(number))
-            case .double(let number) where number.isFinite: return .string(formatJSNumber(number))
+            case .double(let number) where number.isFinite: return .string(formatNumberLikeJS(number))
             default:
-                throw ScalarCoercionError("String cannot represent value: \(inspectAny(value, json))")
+                throw ScalarCoercionError("String cannot represent value: \(inspectResolved(value, json))")
             }
         case .boolean:
             switch json {
@@ -157,16 +157,16 @@ enum BuiltinScalar: String, Sendable {
             case .int(let number): return .bool(number != 0)
             case .double(let number) where number.isFinite: return .bool(number != 0)
             default:
-                throw ScalarCoercionError("Boolean cannot represent a non boolean value: \(inspectAny(value, json))")
+                throw ScalarCoercionError("Boolean cannot represent a non boolean value: \(inspectResolved(value, json))")
             }
         case .id:
             switch json {
             case .string(let text): return .string(text)
             case .int(let number): return .string(String(number))
             case .double(let number) where number.isFinite && number.rounded(.towardZero) == number:
-                return .string(formatJSNumber(number))
+                return .string(formatNumberLikeJS(number))
             default:
-                throw ScalarCoercionError("ID cannot represent value: \(inspectAny(value, json))")
+                throw ScalarCoercionError("ID cannot represent value: \(inspectResolved(value, json))")
             }
         }
     }
@@ -182,26 +182,26 @@ enum BuiltinScalar: String, Sendable {
                 return value
             case .double(let number) where number.isFinite && number.rounded(.towardZero) == number:
                 guard number >= -2_147_483_648, number <= 2_147_483_647 else {
-                    throw ScalarCoercionError("Int cannot represent non 32-bit signed integer value: \(inspect(value))")
+                    throw ScalarCoercionError("Int cannot represent non 32-bit signed integer value: \(inspectValue(value))")
                 }
                 return .int(Int64(number))
             default:
-                throw ScalarCoercionError("Int cannot represent non-integer value: \(inspect(value))")
+                throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectValue(value))")
             }
         case .float:
             switch value {
             case .int: return value
             case .double(let number) where number.isFinite: return value
-            default: throw ScalarCoercionError("Float cannot represent non numeric value: \(inspect(value))")
+            default: throw ScalarCoercionError("Float cannot represent non numeric value: \(inspectValue(value))")
             }
         case .string:
             guard case .string = value else {
-                throw ScalarCoercionError("String cannot represent a non string value: \(inspect(value))")
+                throw ScalarCoercionError("String cannot represent a non string value: \(inspectValue(value))")
             }
             return value
         case .boolean:
             guard case .bool = value else {
-                throw ScalarCoercionError("Boolean cannot represent a non boolean value: \(inspect(value))")
+                throw ScalarCoercionError("Boolean cannot represent a non boolean value: \(inspectValue(value))")
             }
             return value
         case .id:
@@ -209,15 +209,15 @@ enum BuiltinScalar: String, Sendable {
             case .string: return value
             case .int(let number): return .string(String(number))
             case .double(let number) where number.isFinite && number.rounded(.towardZero) == number:
-                return .string(formatJSNumber(number))
-            default: throw ScalarCoercionError("ID cannot represent value: \(inspect(value))")
+                return .string(formatNumberLikeJS(number))
+            default: throw ScalarCoercionError("ID cannot represent value: \(inspectValue(value))")
             }
         }
     }
 }
 
 /// Converts common Swift values to JSON; `nil` for values with no JSON form.
-func jsonValue(of value: any Sendable) -> JSONValue? {
+func jsonValue(fromResolved value: any Sendable) -> JSONValue? {
     switch value {
     case let json as JSONValue: return json
     case let text as String: return .string(text)
@@ -237,29 +237,29 @@ func jsonValue(of value: any Sendable) -> JSONValue? {
 }
 
 /// graphql-js `inspect` of a JSON value: strings quoted, objects as `{ a: 1 }`.
-func inspect(_ value: JSONValue) -> String {
+func inspectValue(_ value: JSONValue) -> String {
     switch value {
     case .null: return "null"
     case .bool(let flag): return flag ? "true" : "false"
     case .int(let number): return String(number)
-    case .double(let number): return formatJSNumber(number)
-    case .string(let text): return jsonQuoted(text)
+    case .double(let number): return formatNumberLikeJS(number)
+    case .string(let text): return quotedLikeJSON(text)
     case .array(let items):
         if items.isEmpty { return "[]" }
-        return "[" + items.map(inspect).joined(separator: ", ") + "]"
+        return "[" + items.map(inspectValue).joined(separator: ", ") + "]"
     case .object(let object):
         if object.count == 0 { return "{}" }
-        return "{ " + object.members.map { "\($0.0): \(inspect($0.1))" }.joined(separator: ", ") + " }"
+        return "{ " + object.members.map { "\($0.0): \(inspectValue($0.1))" }.joined(separator: ", ") + " }"
     }
 }
 
-func inspectAny(_ value: any Sendable, _ json: JSONValue?) -> String {
-    if let json { return inspect(json) }
+func inspectResolved(_ value: any Sendable, _ json: JSONValue?) -> String {
+    if let json { return inspectValue(json) }
     return String(describing: value)
 }
 
 /// Formats a double the way JavaScript's `String(number)` does for common values.
-func formatJSNumber(_ number: Double) -> String {
+func formatNumberLikeJS(_ number: Double) -> String {
     if number.isNaN { return "NaN" }
     if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
     if number.rounded(.towardZero) == number, abs(number) < 1e21 {
@@ -280,7 +280,7 @@ func formatJSNumber(_ number: Double) -> String {
 }
 
 /// A string quoted as JSON.stringify quotes it.
-func jsonQuoted(_ text: String) -> String {
+func quotedLikeJSON(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {
@@ -293,7 +293,7 @@ func jsonQuoted(_ text: String) -> String {
         case "\u{0C}": out += "\\f"
         default:
             if scalar.value < 0x20 {
-                out += "\\u" + hex4(scalar.value)
+                out += "\\u" + hexDigits4(scalar.value)
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -302,7 +302,7 @@ func jsonQuoted(_ text: String) -> String {
     return out + "\""
 }
 
-func hex4(_ value: UInt32) -> String {
+func hexDigits4(_ value: UInt32) -> String {
     let digits = Array("0123456789abcdef")
     var out = ""
     for shift in stride(from: 12, through: 0, by: -4) {

@@ -1,0 +1,221 @@
+public import JSON
+
+/// Executes a validated document (spec §6 "Execution"): selects the operation,
+/// coerces the variables, runs the fields (query and subscription fields
+/// concurrently where resolvers are async, mutation root fields one after the
+/// other) and returns the ordered result with its errors.
+public func execute(schema: GraphQLSchema, request: ExecutionRequest) async -> ExecutionResult {
+    let operation: OperationDefinition
+    switch selectOperation(in: request.document, named: request.operationName) {
+    case .success(let found): operation = found
+    case .failure(let error): return ExecutionResult(data: nil, errors: [error])
+    }
+    let variables: JSONObject
+    switch coerceVariableValues(schema: schema, operation: operation, inputs: request.variables, source: request.document.source) {
+    case .success(let coerced): variables = coerced
+    case .failure(let failure): return ExecutionResult(data: nil, errors: failure.errors)
+    }
+    return await execute(schema: schema, document: request.document, operation: operation, variables: variables, request: request)
+}
+
+/// Executes `operation` with already coerced `variables`.
+func execute(
+    schema: GraphQLSchema,
+    document: Document,
+    operation: OperationDefinition,
+    variables: JSONObject,
+    request: ExecutionRequest
+) async -> ExecutionResult {
+    let rootType: GraphQLObjectType?
+    switch operation.operation {
+    case .query: rootType = schema.queryType
+    case .mutation: rootType = schema.mutationType
+    case .subscription: rootType = schema.subscriptionType
+    }
+    guard let rootType else {
+        let error = GraphQLError(
+            "Schema is not configured to execute \(operation.operation.rawValue) operation.",
+            locations: document.source.locations(at: [operation.loc.start])
+        )
+        return ExecutionResult(data: nil, errors: [error])
+    }
+    let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
+    let executor = Executor(schema: schema, document: document, variables: variables, scope: scope)
+    let plans = executor.plans(for: rootType, selectionSets: [operation.selectionSet])
+    let data: JSONValue
+    if operation.operation == .mutation {
+        data = await executor.executeSerially(plans, rootType: rootType, rootValue: request.rootValue)
+    } else {
+        switch executor.executeFields(plans, objectTypeName: rootType.name, source: request.rootValue) {
+        case .value(let value):
+            data = value
+        case .node(let node):
+            await executor.drain()
+            data = node.finish() ?? .null
+        case .pending, .failed:
+            data = .null
+        }
+    }
+    return ExecutionResult(data: data, errors: executor.errors)
+}
+
+/// Picks the operation to run (spec §6.1 "GetOperation").
+public func selectOperation(in document: Document, named name: String?) -> Result<OperationDefinition, GraphQLError> {
+    var found: OperationDefinition?
+    var count = 0
+    for case .operation(let operation) in document.definitions {
+        count += 1
+        if let name {
+            if operation.name?.value == name { return .success(operation) }
+        } else if found == nil {
+            found = operation
+        }
+    }
+    if let name { return .failure(GraphQLError("Unknown operation named \"\(name)\".")) }
+    guard count > 0, let found else { return .failure(GraphQLError("Must provide an operation.")) }
+    guard count == 1 else { return .failure(GraphQLError("Must provide operation name if query contains multiple operations.")) }
+    return .success(found)
+}
+
+/// Coerces the request's variables to the operation's definitions (spec §6.1.2
+/// "CoerceVariableValues"), with graphql-js's messages.
+public func coerceVariableValues(
+    schema: GraphQLSchema,
+    operation: OperationDefinition,
+    inputs: JSONObject,
+    source: Source,
+    maxErrors: Int = 50
+) -> Result<JSONObject, GraphQLRequestErrors> {
+    var errors: [GraphQLError] = []
+    var coerced = JSONObject(capacity: operation.variableDefinitions.count)
+    for definition in operation.variableDefinitions {
+        let name = definition.variable.name.value
+        let type = ValueCoercion.typeReference(definition.type)
+        let location = source.locations(at: [definition.loc.start])
+        guard schema.isInputType(type) else {
+            errors.append(GraphQLError(
+                "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
+                locations: source.locations(at: [definition.type.loc.start])
+            ))
+            continue
+        }
+        guard let value = inputs[name] else {
+            if let defaultValue = definition.defaultValue {
+                if let value = ValueCoercion.coerceLiteral(defaultValue, to: type, in: schema, variables: nil) {
+                    coerced.append(name, value)
+                }
+            } else if type.isNonNull {
+                errors.append(GraphQLError("Variable \"$\(name)\" of required type \"\(type)\" was not provided.", locations: location))
+            }
+            continue
+        }
+        if value == .null, type.isNonNull {
+            errors.append(GraphQLError("Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location))
+            continue
+        }
+        var problems: [ValueCoercion.InputProblem] = []
+        let result = ValueCoercion.coerceInput(value, to: type, in: schema, path: [], problems: &problems)
+        for problem in problems {
+            var prefix = "Variable \"$\(name)\" got invalid value \(inspectValue(problem.value))"
+            if !problem.path.isEmpty {
+                prefix += " at \"\(name)" + problem.path.map {
+                    switch $0 {
+                    case .key(let key): return "." + key
+                    case .index(let index): return "[\(index)]"
+                    }
+                }.joined() + "\""
+            }
+            errors.append(GraphQLError(prefix + "; " + problem.message, locations: location))
+            if errors.count >= maxErrors {
+                errors.append(GraphQLError("Too many errors processing variables, error limit reached. Execution aborted."))
+                return .failure(GraphQLRequestErrors(errors: errors))
+            }
+        }
+        if problems.isEmpty { coerced.append(name, result) }
+    }
+    return errors.isEmpty ? .success(coerced) : .failure(GraphQLRequestErrors(errors: errors))
+}
+
+extension Executor {
+    /// Runs pending work concurrently until none is left; completes each result on this task.
+    func drain() async {
+        // One pending item and nothing else: await it inline, no child task.
+        while pending.count == 1 {
+            let work = pending.removeLast()
+            let result: Result<(any Sendable)?, any Error>
+            do { result = .success(try await work.deferred.run()) } catch { result = .failure(error) }
+            resume(work, with: result)
+        }
+        guard !pending.isEmpty else { return }
+        await withTaskGroup(of: (Int, Result<(any Sendable)?, any Error>).self) { group in
+            var inFlight: [Int: PendingWork] = [:]
+            var nextID = 0
+            func launch() {
+                let batch = pending
+                pending.removeAll()
+                for work in batch {
+                    let id = nextID
+                    nextID += 1
+                    inFlight[id] = work
+                    let run = work.deferred.run
+                    group.addTask {
+                        do { return (id, .success(try await run())) } catch { return (id, .failure(error)) }
+                    }
+                }
+            }
+            launch()
+            while let (id, result) = await group.next() {
+                guard let work = inFlight.removeValue(forKey: id) else { continue }
+                resume(work, with: result)
+                launch()
+            }
+        }
+    }
+
+    /// Completes a pending field or list item with its awaited value.
+    func resume(_ work: PendingWork, with result: Result<(any Sendable)?, any Error>) {
+        restorePath(work.path)
+        let completed: Completed
+        switch result {
+        case .success(let raw):
+            completed = complete(work.type, work.plan, raw)
+        case .failure(let error):
+            record(FieldError(wrapping: error), work.plan)
+            completed = work.type.isNonNull ? .failed : .value(.null)
+        }
+        switch completed {
+        case .value(let value):
+            work.node.slots[work.slot] = .value(value)
+        case .node(let child):
+            work.node.slots[work.slot] = .node(child, nonNull: work.type.isNonNull)
+        case .pending(let deferred):
+            pending.append(PendingWork(node: work.node, slot: work.slot, type: work.type, plan: work.plan, path: work.path, deferred: deferred))
+        case .failed:
+            work.node.slots[work.slot] = .failed
+        }
+    }
+
+    /// Mutation root fields, each finished before the next starts (spec §6.2.2).
+    func executeSerially(_ plans: [FieldPlan], rootType: GraphQLObjectType, rootValue: any Sendable) async -> JSONValue {
+        let node = ResultNode(object: JSONObject())
+        for plan in plans {
+            pathKeys.removeAll(keepingCapacity: true)
+            pathObjects.removeAll(keepingCapacity: true)
+            push(.key(plan.responseKey))
+            let completed = executeField(plan, source: rootValue)
+            node.keys.append(plan.responseKey)
+            switch completed {
+            case .value(let value): node.slots.append(.value(value))
+            case .failed: return .null
+            case .node(let child): node.slots.append(.node(child, nonNull: plan.info.type.isNonNull))
+            case .pending(let deferred):
+                node.slots.append(.pending)
+                pending.append(PendingWork(node: node, slot: node.slots.count - 1, type: plan.info.type, plan: plan, path: currentPath(), deferred: deferred))
+            }
+            pop()
+            await drain()
+            if case .failed? = node.slots.last { return .null }
+        }
+        return node.finish() ?? .null
+    }
+}

@@ -1,0 +1,419 @@
+import JSON
+
+/// A field value as far as it could be completed without waiting.
+enum Completed {
+    /// Finished.
+    case value(JSONValue)
+    /// An object or list with holes still waiting for async work.
+    case node(ResultNode)
+    /// The value itself is not known yet.
+    case pending(Deferred)
+    /// A non-null position became null: the enclosing nullable position becomes null.
+    case failed
+}
+
+/// A composite result (object or list) that still has pending parts. Only the
+/// executing task touches it; pending work returns raw values to that task.
+final class ResultNode {
+    enum Slot {
+        case value(JSONValue)
+        case node(ResultNode, nonNull: Bool)
+        case pending
+        case failed
+    }
+
+    let isList: Bool
+    var keys: [String]
+    var slots: [Slot]
+
+    init(object: JSONObject) {
+        isList = false
+        keys = object.keys
+        slots = object.values.map(Slot.value)
+    }
+
+    init(list: [JSONValue]) {
+        isList = true
+        keys = []
+        slots = list.map(Slot.value)
+    }
+
+    /// The finished JSON, or `nil` when a non-null position inside failed.
+    func finish() -> JSONValue? {
+        var values: [JSONValue] = []
+        values.reserveCapacity(slots.count)
+        for slot in slots {
+            switch slot {
+            case .value(let value): values.append(value)
+            case .node(let child, let nonNull):
+                if let finished = child.finish() {
+                    values.append(finished)
+                } else if nonNull {
+                    return nil
+                } else {
+                    values.append(.null)
+                }
+            case .pending: values.append(.null)
+            case .failed: return nil
+            }
+        }
+        if isList { return .array(values) }
+        var object = JSONObject(capacity: values.count)
+        for (key, value) in zip(keys, values) { object.append(key, value) }
+        return .object(object)
+    }
+}
+
+/// Async work a resolver handed back, and where its value goes.
+struct PendingWork {
+    let node: ResultNode
+    let slot: Int
+    let type: GraphQLTypeReference
+    let plan: FieldPlan
+    let path: ResponsePath
+    let deferred: Deferred
+}
+
+/// Executes one operation (spec §6). Completes everything it can synchronously,
+/// collecting async work as ``PendingWork``; then runs pending work concurrently
+/// (serially per root field for mutations) and completes each result as it
+/// arrives, which may queue more work.
+final class Executor {
+    let schema: GraphQLSchema
+    let fragments: [String: FragmentDefinition]
+    let variables: JSONObject
+    let scope: RequestScope
+    let source: Source
+    var errors: [GraphQLError] = []
+    var pending: [PendingWork] = []
+    /// The response path of the value being completed, and its materialised objects.
+    var pathKeys: [PathElement] = []
+    var pathObjects: [ResponsePath?] = []
+
+    init(schema: GraphQLSchema, document: Document, variables: JSONObject, scope: RequestScope) {
+        self.schema = schema
+        var fragments: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
+            fragments[fragment.name.value] = fragment
+        }
+        self.fragments = fragments
+        self.variables = variables
+        self.scope = scope
+        self.source = document.source
+        pathKeys.reserveCapacity(16)
+        pathObjects.reserveCapacity(16)
+    }
+
+    // MARK: Paths and errors
+
+    @inline(__always) func push(_ key: PathElement) {
+        pathKeys.append(key)
+        pathObjects.append(nil)
+    }
+
+    @inline(__always) func pop() {
+        pathKeys.removeLast()
+        pathObjects.removeLast()
+    }
+
+    /// The current path as a shared linked path (built once per prefix).
+    func currentPath() -> ResponsePath {
+        materialize(pathKeys.count - 1)
+    }
+
+    private func materialize(_ depth: Int) -> ResponsePath {
+        if let existing = pathObjects[depth] { return existing }
+        let parent = depth > 0 ? materialize(depth - 1) : nil
+        let path = ResponsePath(parent: parent, key: pathKeys[depth])
+        pathObjects[depth] = path
+        return path
+    }
+
+    func restorePath(_ path: ResponsePath) {
+        var chain: [ResponsePath] = []
+        var node: ResponsePath? = path
+        while let current = node {
+            chain.append(current)
+            node = current.parent
+        }
+        pathKeys.removeAll(keepingCapacity: true)
+        pathObjects.removeAll(keepingCapacity: true)
+        for step in chain.reversed() {
+            pathKeys.append(step.key)
+            pathObjects.append(step)
+        }
+    }
+
+    func record(_ error: FieldError, _ plan: FieldPlan) {
+        errors.append(GraphQLError(
+            error.message,
+            locations: source.locations(at: plan.nodes.map(\.loc.start)),
+            path: pathKeys,
+            extensions: error.extensions
+        ))
+    }
+
+    // MARK: Objects
+
+    /// Executes `plans` on `source` (spec §6.3 "ExecuteSelectionSet").
+    func executeFields(_ plans: [FieldPlan], objectTypeName: String, source: any Sendable) -> Completed {
+        var object = JSONObject(capacity: plans.count)
+        var node: ResultNode?
+        for plan in plans {
+            push(.key(plan.responseKey))
+            let completed = executeField(plan, source: source)
+            switch completed {
+            case .value(let value):
+                if let node {
+                    node.keys.append(plan.responseKey)
+                    node.slots.append(.value(value))
+                } else {
+                    object.append(plan.responseKey, value)
+                }
+            case .failed:
+                pop()
+                return .failed
+            case .node(let child):
+                let target = node ?? ResultNode(object: object)
+                node = target
+                target.keys.append(plan.responseKey)
+                target.slots.append(.node(child, nonNull: plan.info.type.isNonNull))
+            case .pending(let deferred):
+                let target = node ?? ResultNode(object: object)
+                node = target
+                target.keys.append(plan.responseKey)
+                target.slots.append(.pending)
+                pending.append(PendingWork(node: target, slot: target.slots.count - 1, type: plan.info.type, plan: plan, path: currentPath(), deferred: deferred))
+            }
+            pop()
+        }
+        if let node { return .node(node) }
+        return .value(.object(object))
+    }
+
+    /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
+    func executeField(_ plan: FieldPlan, source: any Sendable) -> Completed {
+        if plan.isTypename { return .value(.string(plan.info.parentType)) }
+        let raw: (any Sendable)?
+        if let resolver = plan.definition.resolver {
+            let arguments: JSONObject
+            if let cached = plan.arguments {
+                switch cached {
+                case .success(let value): arguments = value
+                case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
+                }
+            } else {
+                do {
+                    arguments = try argumentValues(plan.definition.arguments, nodes: plan.nodes[0].arguments)
+                    plan.arguments = .success(arguments)
+                } catch {
+                    plan.arguments = .failure(error)
+                    return fieldFailed(error, plan, type: plan.info.type)
+                }
+            }
+            let input = ResolveInput(
+                source: source,
+                arguments: arguments,
+                info: ResolveInfo(field: plan.info, path: currentPath(), request: scope)
+            )
+            switch resolver.body {
+            case .sync(let resolve):
+                do {
+                    raw = try resolve(input)
+                } catch {
+                    return fieldFailed(FieldError(wrapping: error), plan, type: plan.info.type)
+                }
+            case .async(let resolve):
+                return .pending(Deferred { try await resolve(input) })
+            }
+        } else {
+            raw = defaultResolve(source, plan.info.name)
+        }
+        return complete(plan.info.type, plan, raw)
+    }
+
+    @inline(__always) func fieldFailed(_ error: FieldError, _ plan: FieldPlan, type: GraphQLTypeReference) -> Completed {
+        record(error, plan)
+        return type.isNonNull ? .failed : .value(.null)
+    }
+
+    /// Completes a value at a position of `type`, turning errors into null (or failure).
+    func complete(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) -> Completed {
+        let completed: Completed
+        do {
+            completed = try completeValue(type, plan, raw)
+        } catch {
+            record(error, plan)
+            return type.isNonNull ? .failed : .value(.null)
+        }
+        if case .failed = completed, !type.isNonNull { return .value(.null) }
+        return completed
+    }
+
+    /// Spec §6.4.3 "CompleteValue".
+    func completeValue(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
+        switch type {
+        case .nonNull(let inner):
+            let completed = try completeValue(inner, plan, raw)
+            if case .value(.null) = completed {
+                throw FieldError("Cannot return null for non-nullable field \(plan.info.parentType).\(plan.info.name).")
+            }
+            return completed
+        case .list(let itemType):
+            guard let raw else { return .value(.null) }
+            if let deferred = raw as? Deferred { return .pending(deferred) }
+            return try completeList(itemType, plan, raw)
+        case .named:
+            guard let raw else { return .value(.null) }
+            if let json = raw as? JSONValue {
+                if case .null = json { return .value(.null) }
+            } else if let deferred = raw as? Deferred {
+                return .pending(deferred)
+            }
+            switch plan.namedReturnType {
+            case .scalar(let scalar)?:
+                do { return .value(try scalar.serializeValue(raw)) } catch { throw FieldError(error.message) }
+            case .enum(let enumType)?:
+                do { return .value(try enumType.serializeValue(raw)) } catch { throw FieldError(error.message) }
+            case .object(let objectType)?:
+                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
+            case .interface(let interface)?:
+                let objectType = try runtimeType(of: raw, abstractType: interface.name, resolver: interface.resolveType, plan)
+                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
+            case .union(let union)?:
+                let objectType = try runtimeType(of: raw, abstractType: union.name, resolver: union.resolveType, plan)
+                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
+            case .inputObject?, nil:
+                throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
+            }
+        }
+    }
+
+    /// Spec §6.4.3 steps for lists: every item completed at its index.
+    func completeList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ raw: any Sendable) throws(FieldError) -> Completed {
+        let items: [any Sendable]
+        if let json = raw as? JSONValue {
+            guard case .array(let values) = json else {
+                throw FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+            }
+            return completeJSONList(itemType, plan, values)
+        } else if let values = raw as? [any Sendable] {
+            items = values
+        } else if let values = raw as? [JSONValue] {
+            return completeJSONList(itemType, plan, values)
+        } else {
+            throw FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+        }
+        var values: [JSONValue] = []
+        values.reserveCapacity(items.count)
+        var node: ResultNode?
+        for (index, item) in items.enumerated() {
+            push(.index(index))
+            let completed = complete(itemType, plan, item)
+            if !place(completed, at: index, itemType: itemType, plan: plan, values: &values, node: &node) {
+                pop()
+                return .failed
+            }
+            pop()
+        }
+        if let node { return .node(node) }
+        return .value(.array(values))
+    }
+
+    private func completeJSONList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
+        var values: [JSONValue] = []
+        values.reserveCapacity(items.count)
+        var node: ResultNode?
+        for index in items.indices {
+            push(.index(index))
+            let completed = complete(itemType, plan, items[index])
+            if !place(completed, at: index, itemType: itemType, plan: plan, values: &values, node: &node) {
+                pop()
+                return .failed
+            }
+            pop()
+        }
+        if let node { return .node(node) }
+        return .value(.array(values))
+    }
+
+    /// Stores a list item's completion; false when the list itself fails.
+    @inline(__always)
+    private func place(_ completed: Completed, at index: Int, itemType: GraphQLTypeReference, plan: FieldPlan,
+                       values: inout [JSONValue], node: inout ResultNode?) -> Bool {
+        switch completed {
+        case .value(let value):
+            if let node { node.slots.append(.value(value)) } else { values.append(value) }
+        case .failed:
+            return false
+        case .node(let child):
+            let target = node ?? ResultNode(list: values)
+            node = target
+            target.slots.append(.node(child, nonNull: itemType.isNonNull))
+        case .pending(let deferred):
+            let target = node ?? ResultNode(list: values)
+            node = target
+            target.slots.append(.pending)
+            pending.append(PendingWork(node: target, slot: index, type: itemType, plan: plan, path: currentPath(), deferred: deferred))
+        }
+        return true
+    }
+
+    /// Spec §6.4.3 "ResolveAbstractType".
+    func runtimeType(of value: any Sendable, abstractType: String, resolver: TypeResolver?, _ plan: FieldPlan) throws(FieldError) -> GraphQLObjectType {
+        let name: String?
+        if let resolver {
+            do {
+                name = try resolver.body(value, ResolveInfo(field: plan.info, path: currentPath(), request: scope))
+            } catch {
+                throw FieldError(wrapping: error)
+            }
+        } else {
+            name = Executor.typename(of: value)
+        }
+        guard let name else {
+            throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.info.parentType).\(plan.info.name)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
+        }
+        guard let objectType = schema.objectType(named: name) else {
+            if schema.type(named: name) == nil {
+                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
+            }
+            throw FieldError("Abstract type \"\(abstractType)\" was resolved to a non-object type \"\(name)\".")
+        }
+        guard schema.isPossibleType(name, of: abstractType) else {
+            throw FieldError("Runtime Object type \"\(name)\" is not a possible type for \"\(abstractType)\".")
+        }
+        return objectType
+    }
+
+    /// The `__typename` a value carries, if any.
+    static func typename(of value: any Sendable) -> String? {
+        switch value {
+        case let json as JSONValue:
+            if case .object(let object) = json, case .string(let name)? = object["__typename"] { return name }
+            return nil
+        case let named as any GraphQLTypeNamed:
+            return named.graphQLTypeName
+        case let dictionary as [String: any Sendable]:
+            return dictionary["__typename"] as? String
+        case let object as JSONObject:
+            if case .string(let name)? = object["__typename"] { return name }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The default resolver: the property named like the field.
+    @inline(__always)
+    func defaultResolve(_ source: any Sendable, _ name: String) -> (any Sendable)? {
+        if let json = source as? JSONValue {
+            if case .object(let object) = json { return object[name] }
+            return nil
+        }
+        if let dictionary = source as? [String: any Sendable] { return dictionary[name] ?? nil }
+        if let readable = source as? any GraphQLFieldReadable { return readable.graphQLField(name) }
+        if let object = source as? JSONObject { return object[name] }
+        return nil
+    }
+}
