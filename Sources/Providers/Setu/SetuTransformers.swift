@@ -1,0 +1,117 @@
+/// Pure functions between Setu's wire models and the domain.
+enum SetuTransformers {
+    static let provider = ProviderName.setu
+
+    static func linkRequest(_ request: SetuBillPayLinkRequest, orgID: String) throws(ProviderError) -> SetuLinkRequest {
+        let operation = "createBillPayLink"
+        guard (6...22).contains(request.mobileNumber.utf8.count), request.mobileNumber.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw .invalid("mobileNumber must be 6–22 digits", provider: provider, operation: operation, field: "mobileNumber")
+        }
+        if let redirect = request.redirectTo, redirect != "transactions", redirect != "disputes" {
+            throw .invalid("redirectTo is transactions or disputes", provider: provider, operation: operation, field: "redirectTo")
+        }
+        if !request.billParameters.isEmpty, request.billerID == nil {
+            throw .invalid("billParams need a billerId", provider: provider, operation: operation, field: "billParams")
+        }
+        return SetuLinkRequest(orgId: orgID, mobileNumber: request.mobileNumber, custID: request.customerID,
+                               categoryName: request.category, billerId: request.billerID,
+                               billParams: request.billParameters.isEmpty ? nil : request.billParameters.map { SetuBillParam(name: $0.name, value: $0.value) },
+                               additionalInfo: request.additionalInfo.isEmpty ? nil : request.additionalInfo,
+                               redirectTo: request.redirectTo, shortLink: nil)
+    }
+
+    static func link(_ wire: SetuLink) -> SetuBillPayLink {
+        SetuBillPayLink(link: wire.link, sessionID: wire.sessionId, shortLink: wire.shortLink, traceID: wire.traceId)
+    }
+
+    /// Normalises `initiate_payment` data. Deprecated names: `callback` →
+    /// `postPaymentUrl` and `mobileNumber` → `customerMobileNumber` [M];
+    /// `refId` → `orderId` [L] (the old UPI-style payload referenced the bill by
+    /// `refId`; no source states the mapping). `beneficiaryVPA` and `remarks` have
+    /// no successor and are kept as they are. A current name wins over a deprecated one.
+    static func initiation(_ wire: SetuInitiatePaymentWire, rules: AmountRules) throws(ProviderError) -> SetuPaymentInitiation {
+        let operation = "parseInitiatePayment"
+        var deprecated: [String] = []
+        func pick(_ current: String?, _ old: String?, _ oldName: String) -> String? {
+            if let current, !current.isEmpty { return current }
+            if let old, !old.isEmpty { deprecated.append(oldName); return old }
+            return nil
+        }
+        guard let orderID = pick(wire.orderId, wire.refId, "refId") else {
+            throw .invalid("orderId is missing", provider: provider, operation: operation, field: "orderId")
+        }
+        guard let postPaymentURL = pick(wire.postPaymentUrl, wire.callback, "callback") else {
+            throw .invalid("postPaymentUrl is missing", provider: provider, operation: operation, field: "postPaymentUrl")
+        }
+        guard let mobile = pick(wire.customerMobileNumber, wire.mobileNumber, "mobileNumber") else {
+            throw .invalid("customerMobileNumber is missing", provider: provider, operation: operation, field: "customerMobileNumber")
+        }
+        guard let amountText = wire.amount?.text else {
+            throw .invalid("amount is missing", provider: provider, operation: operation, field: "amount")
+        }
+        let amount: Amount
+        do { amount = try AmountConversion.parse(amountText, currency: .inr, rules: rules) } catch {
+            throw .amount(error, provider: provider, operation: operation, field: "amount")
+        }
+        if wire.beneficiaryVPA != nil { deprecated.append("beneficiaryVPA") }
+        if wire.remarks != nil { deprecated.append("remarks") }
+        var modes: [SetuPaymentMode] = []
+        var unknown: [String] = []
+        for text in wire.allowedPaymentModes?.values ?? [] {
+            if let mode = SetuPaymentMode(lenient: text) {
+                if !modes.contains(mode) { modes.append(mode) }
+            } else {
+                unknown.append(text)
+            }
+        }
+        return SetuPaymentInitiation(orderID: orderID, amount: amount, postPaymentURL: postPaymentURL, customerMobileNumber: mobile,
+                                     customerID: wire.customerId, allowedPaymentModes: modes, unrecognisedPaymentModes: unknown,
+                                     beneficiaryVPA: wire.beneficiaryVPA, remarks: wire.remarks, deprecatedNamesUsed: deprecated)
+    }
+
+    static func paymentEvent(_ confirmation: SetuPaymentConfirmation, rules: AmountRules) throws(ProviderError) -> SetuPaymentEventRequest {
+        let operation = "confirmPayment"
+        let rupees: String
+        do { rupees = try AmountConversion.decimalText(confirmation.amount, rules: rules) } catch {
+            throw .amount(error, provider: provider, operation: operation, field: "amount")
+        }
+        guard !confirmation.orderID.isEmpty, !confirmation.transactionID.isEmpty else {
+            throw .invalid("orderId and transactionId are required", provider: provider, operation: operation, field: "orderId")
+        }
+        var status = "SUCCESS"
+        var failure: SetuFailureReason?
+        if case .failure(let code, let message) = confirmation.outcome {
+            status = "FAILURE"
+            failure = SetuFailureReason(code: code, message: message)
+        }
+        return SetuPaymentEventRequest(orderId: confirmation.orderID, transactionId: confirmation.transactionID,
+                                       paymentDateTime: utcDateTime(confirmation.paidAt), amount: rupees,
+                                       paymentMode: confirmation.mode.rawValue, paymentStatus: status,
+                                       failureReason: failure, remarks: confirmation.remarks)
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS` in UTC for unix seconds (proleptic Gregorian; Howard Hinnant's civil-from-days).
+    static func utcDateTime(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(year)
+        let paddedYear = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText
+        return "\(paddedYear)-\(two(month))-\(two(day)) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
+    }
+
+    /// `{"success":false,"traceId","error":{"code","message"}}` (setu.md §7).
+    static func parseError(status: Int, body: [UInt8]) -> ParsedProviderError? {
+        guard let envelope = WireCoding.decode(SetuErrorEnvelope.self, from: body), let error = envelope.error else { return nil }
+        return ParsedProviderError(code: error.code, message: error.message, traceID: envelope.traceId)
+    }
+}
