@@ -62,6 +62,8 @@ public final class HTTPClient: Sendable {
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let clock = ContinuousClock()
         var attempt = 0
+        // The previous attempt's outcome, returned if a sleep overshoots the deadline.
+        var previous: Result<HTTPClientResponse, HTTPClientError>?
         while true {
             attempt += 1
             if Task.isCancelled {
@@ -71,7 +73,8 @@ public final class HTTPClient: Sendable {
             if let deadline = request.deadline {
                 let remaining = clock.now.duration(to: deadline)
                 guard remaining > .zero else {
-                    throw HTTPClientError(code: .timeout, message: "the deadline passed before attempt \(attempt) (\(Transfer.redact(request.url)))", attempts: attempt - 1)
+                    if let previous { return try previous.get() }
+                    throw HTTPClientError(code: .timeout, message: "the deadline had passed before the request started (\(Transfer.redact(request.url)))", attempts: 0)
                 }
                 timeout = min(timeout, remaining)
             }
@@ -87,10 +90,12 @@ public final class HTTPClient: Sendable {
                     retryAfter: RetryPlanner.retryAfter(response), remaining: remaining
                 )
                 guard delay != nil else { return response }
+                previous = .success(response)
             case .failure(var error):
                 error.attempts = attempt
                 delay = RetryPlanner.delay(policy: request.retry, attempt: attempt, error: error.code, remaining: remaining)
                 guard delay != nil else { throw error }
+                previous = .failure(error)
             }
             if let delay, delay > .zero {
                 do {

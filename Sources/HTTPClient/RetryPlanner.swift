@@ -4,6 +4,9 @@ import Glibc
 
 /// The retry decisions of ``HTTPClient``, as pure functions (tested without I/O).
 enum RetryPlanner {
+    /// The least time worth starting another attempt with, before the deadline.
+    static let minimumAttemptTime: Duration = .milliseconds(10)
+
     /// The wait before the next attempt after a response with `status`, or nil to return it.
     static func delay(
         policy: RetryPolicy, attempt: Int, status: Int, retryAfter: Duration?,
@@ -41,8 +44,9 @@ enum RetryPlanner {
             guard retryAfter <= maxDelay else { return nil }
             wait = max(wait, retryAfter)
         }
-        // Retrying only makes sense when the next attempt can start before the deadline.
-        if let remaining, wait >= remaining { return nil }
+        // Retrying only makes sense when the next attempt can start before the deadline
+        // and still has a little time to run.
+        if let remaining, wait + minimumAttemptTime > remaining { return nil }
         return wait
     }
 

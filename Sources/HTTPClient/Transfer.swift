@@ -74,6 +74,11 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_TIMEOUT_MS, long: Transfer.milliseconds(timeout))
         try set(CURLOPT_CONNECTTIMEOUT_MS, long: Transfer.milliseconds(min(request.connectTimeout, timeout)))
         try set(CURLOPT_HTTP_VERSION, long: Int(configuration.allowHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
+        if configuration.allowHTTP2, request.url.lowercased().hasPrefix("https://") {
+            // Concurrent first requests wait for the connection being made, to multiplex on it
+            // if it turns out HTTP/2, instead of each opening its own.
+            try set(CURLOPT_PIPEWAIT, long: 1)
+        }
         try set(CURLOPT_SSL_VERIFYPEER, long: configuration.verifyTLS ? 1 : 0)
         try set(CURLOPT_SSL_VERIFYHOST, long: configuration.verifyTLS ? 2 : 0)
         if let caBundlePath = configuration.caBundlePath {

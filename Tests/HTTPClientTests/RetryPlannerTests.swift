@@ -42,8 +42,8 @@ struct RetryPlannerTests {
     }
 
     @Test func noRetryWhoseWaitEndsPastTheDeadline() {
-        #expect(RetryPlanner.delay(policy: policy, attempt: 1, retryAfter: nil, remaining: .milliseconds(49), random: 0) == nil)
-        #expect(RetryPlanner.delay(policy: policy, attempt: 1, retryAfter: nil, remaining: .milliseconds(51), random: 0) == .milliseconds(50))
+        #expect(RetryPlanner.delay(policy: policy, attempt: 1, retryAfter: nil, remaining: .milliseconds(59), random: 0) == nil)
+        #expect(RetryPlanner.delay(policy: policy, attempt: 1, retryAfter: nil, remaining: .milliseconds(61), random: 0) == .milliseconds(50))
         #expect(RetryPlanner.delay(policy: policy, attempt: 1, retryAfter: .milliseconds(500), remaining: .milliseconds(400), random: 0) == nil)
     }
 
