@@ -75,8 +75,13 @@ public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhite
     }
 
     private var headers: [(name: String, value: String)] {
-        let credentials = Encoding.base64(Array("\(configuration.keyID):\(configuration.keySecret.revealed)".utf8))
-        return [("Authorization", "Basic \(credentials)"), ("Content-Type", "application/json"), ("Accept", "application/json")]
+        [("Authorization", Self.authorization(keyID: configuration.keyID, keySecret: configuration.keySecret)),
+         ("Content-Type", "application/json"), ("Accept", "application/json")]
+    }
+
+    /// `Basic base64(key_id:key_secret)`; the scheme word is exactly `Basic` (razorpay.md §1).
+    static func authorization(keyID: String, keySecret: Secret) -> String {
+        "Basic " + Encoding.base64(Array("\(keyID):\(keySecret.revealed)".utf8))
     }
 
     private func url(_ path: String, base: String? = nil) -> String {

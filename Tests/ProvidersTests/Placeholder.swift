@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the Providers target arrive with its implementation.
