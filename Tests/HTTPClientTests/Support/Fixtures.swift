@@ -59,3 +59,19 @@ let echoHandler: LoopbackServer.Handler = { request, _ in
     if let agent = request.header("User-Agent") { headers.append(("X-Echo-Agent", agent)) }
     return .respond(status: 200, headers: headers, body: request.body)
 }
+
+/// Polls `condition` every 10 ms; records an issue if it is still false after `limit`.
+func waitUntil(
+    _ limit: Duration = .seconds(5),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws {
+    let end = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < end else {
+            Issue.record("condition still false after \(limit)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
