@@ -1,0 +1,114 @@
+import Synchronization
+
+/// A parsed and validated document, ready to execute many times.
+public final class PreparedDocument: Sendable {
+    /// The parsed document; `nil` when the text did not parse.
+    public let document: Document?
+    /// Syntax or validation errors; empty when the document may be executed.
+    public let errors: [GraphQLError]
+
+    /// Wraps a parse/validate outcome.
+    public init(document: Document?, errors: [GraphQLError]) {
+        self.document = document
+        self.errors = errors
+    }
+}
+
+/// A bounded, thread-safe cache of prepared documents keyed by their text.
+///
+/// The key is a 64-bit FNV-1a hash of the UTF-8 text; a hit compares the full
+/// text, so a hash collision is a miss, never a wrong document. Eviction is the
+/// CLOCK approximation of LRU: each entry has a reference bit set on every hit,
+/// and the hand clears bits until it finds an entry not used since its last pass.
+public final class DocumentCache: Sendable {
+    private struct Entry {
+        var hash: UInt64
+        var text: String
+        var value: PreparedDocument
+        var referenced: Bool
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var slots: [UInt64: Int] = [:]
+        var hand = 0
+        var hits = 0
+        var misses = 0
+    }
+
+    /// The most documents kept.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    /// A cache holding at most `capacity` documents (at least one).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The prepared document for `text`, running `prepare` on a miss.
+    ///
+    /// `prepare` runs outside the lock, so two concurrent misses of the same text may
+    /// both prepare it; the second result replaces the first (both are equal).
+    public func document(for text: String, prepare: () -> PreparedDocument) -> PreparedDocument {
+        let hash = DocumentCache.hash(text)
+        let cached: PreparedDocument? = state.withLock { state in
+            if let slot = state.slots[hash], state.entries[slot].text == text {
+                state.entries[slot].referenced = true
+                state.hits += 1
+                return state.entries[slot].value
+            }
+            state.misses += 1
+            return nil
+        }
+        if let cached { return cached }
+        let prepared = prepare()
+        insert(hash: hash, text: text, value: prepared)
+        return prepared
+    }
+
+    /// Number of documents held.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Hits and misses since creation.
+    public var statistics: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
+
+    private func insert(hash: UInt64, text: String, value: PreparedDocument) {
+        state.withLock { state in
+            if let slot = state.slots[hash] {
+                // Same hash: the newer text wins the slot (collisions are vanishingly rare).
+                state.entries[slot] = Entry(hash: hash, text: text, value: value, referenced: true)
+                return
+            }
+            if state.entries.count < capacity {
+                state.slots[hash] = state.entries.count
+                state.entries.append(Entry(hash: hash, text: text, value: value, referenced: false))
+                return
+            }
+            while state.entries[state.hand].referenced {
+                state.entries[state.hand].referenced = false
+                state.hand = (state.hand + 1) % state.entries.count
+            }
+            let victim = state.hand
+            state.slots[state.entries[victim].hash] = nil
+            state.entries[victim] = Entry(hash: hash, text: text, value: value, referenced: false)
+            state.slots[hash] = victim
+            state.hand = (victim + 1) % state.entries.count
+        }
+    }
+
+    /// 64-bit FNV-1a over the UTF-8 bytes.
+    static func hash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var copy = text
+        let fast: UInt64? = copy.withUTF8 { bytes in
+            var value = hash
+            for byte in bytes {
+                value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+            return value
+        }
+        if let fast { return fast }
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+}
