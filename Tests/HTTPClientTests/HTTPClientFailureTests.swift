@@ -112,7 +112,7 @@ struct HTTPClientFailureTests {
             task.cancel()
             let error = await expectClientError { try await task.value }
             #expect(error?.code == .cancelled)
-            #expect(seconds(since: start) < 1)
+            #expect(seconds(since: start) < 2) // against a 30 s timeout
         }
     }
 
