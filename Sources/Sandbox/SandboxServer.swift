@@ -36,6 +36,8 @@ public final class SandboxServer: Sendable {
         let simulators: [any ProviderSimulator] = [
             RazorpaySimulator(credentials: credentials),
             CashfreeSimulator(credentials: credentials),
+            InstamojoSimulator(credentials: credentials),
+            SetuSimulator(credentials: credentials),
         ]
         let dispatcher = WebhookDispatcher(targets: configuration.webhookTargets, timeout: configuration.webhookTimeout,
                                            transport: try HTTPClientTransport())

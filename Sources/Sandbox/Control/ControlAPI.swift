@@ -31,7 +31,17 @@ extension SandboxRouter {
                 return .json(.object(result))
             }
         case ("POST", 4) where s[0] == "setu" && s[1] == "links" && s[3] == "initiate":
-            return Self.controlError(404, "setu is not simulated")
+            guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
+            let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
+            return setu.initiate(sessionID: s[2], body: body, context: context)
+        case ("POST", 3) where s[1] == "tokens" && s[2] == "expire":
+            // Lets a client's token refresh be tested without waiting for the expiry.
+            switch simulator(SandboxProvider(rawValue: s[0]) ?? .razorpay) {
+            case let instamojo as InstamojoSimulator where s[0] == "instamojo": instamojo.expireAllTokens()
+            case let setu as SetuSimulator where s[0] == "setu": setu.expireAllTokens()
+            default: return Self.controlError(404, "only instamojo and setu issue tokens")
+            }
+            return .json(.object(["status": "expired"]))
         case ("GET", 1) where s[0] == "webhooks":
             return .json(.array(dispatcher.log().map { .object($0.detail) }))
         case ("POST", 3) where s[0] == "webhooks" && s[2] == "redeliver":
