@@ -8,13 +8,6 @@ public struct SchemaDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var operationTypes: [OperationTypeDefinition]
     public var loc: Location
-
-    public init(description: StringValue?, directives: [Directive], operationTypes: [OperationTypeDefinition], loc: Location) {
-        self.description = description
-        self.directives = directives
-        self.operationTypes = operationTypes
-        self.loc = loc
-    }
 }
 
 /// `extend schema @directives { mutation: Mutation }` (directives or operation types, or both).
@@ -22,12 +15,6 @@ public struct SchemaExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var operationTypes: [OperationTypeDefinition]
     public var loc: Location
-
-    public init(directives: [Directive], operationTypes: [OperationTypeDefinition], loc: Location) {
-        self.directives = directives
-        self.operationTypes = operationTypes
-        self.loc = loc
-    }
 }
 
 /// `query: Query` inside a schema definition or extension.
@@ -35,12 +22,6 @@ public struct OperationTypeDefinition: Sendable, Hashable {
     public var operation: OperationType
     public var type: NamedType
     public var loc: Location
-
-    public init(operation: OperationType, type: NamedType, loc: Location) {
-        self.operation = operation
-        self.type = type
-        self.loc = loc
-    }
 }
 
 /// A named type's definition.
@@ -139,13 +120,6 @@ public struct ScalarTypeDefinition: Sendable, Hashable {
     public var name: Name
     public var directives: [Directive]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, directives: [Directive], loc: Location) {
-        self.description = description
-        self.name = name
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `type Name implements A & B @directives { fields }`.
@@ -156,16 +130,6 @@ public struct ObjectTypeDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [FieldDefinition]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, interfaces: [NamedType], directives: [Directive],
-                fields: [FieldDefinition], loc: Location) {
-        self.description = description
-        self.name = name
-        self.interfaces = interfaces
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }
 
 /// `name(arguments): Type @directives` in an object or interface type.
@@ -176,16 +140,6 @@ public struct FieldDefinition: Sendable, Hashable {
     public var type: TypeReference
     public var directives: [Directive]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, arguments: [InputValueDefinition], type: TypeReference,
-                directives: [Directive], loc: Location) {
-        self.description = description
-        self.name = name
-        self.arguments = arguments
-        self.type = type
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// An argument definition or an input object field: `name: Type = default @directives`.
@@ -196,16 +150,6 @@ public struct InputValueDefinition: Sendable, Hashable {
     public var defaultValue: Value?
     public var directives: [Directive]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, type: TypeReference, defaultValue: Value?,
-                directives: [Directive], loc: Location) {
-        self.description = description
-        self.name = name
-        self.type = type
-        self.defaultValue = defaultValue
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `interface Name implements A & B @directives { fields }`.
@@ -216,16 +160,6 @@ public struct InterfaceTypeDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [FieldDefinition]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, interfaces: [NamedType], directives: [Directive],
-                fields: [FieldDefinition], loc: Location) {
-        self.description = description
-        self.name = name
-        self.interfaces = interfaces
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }
 
 /// `union Name @directives = A | B`.
@@ -235,14 +169,6 @@ public struct UnionTypeDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var types: [NamedType]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, directives: [Directive], types: [NamedType], loc: Location) {
-        self.description = description
-        self.name = name
-        self.directives = directives
-        self.types = types
-        self.loc = loc
-    }
 }
 
 /// `enum Name @directives { VALUES }`.
@@ -252,14 +178,6 @@ public struct EnumTypeDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var values: [EnumValueDefinition]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, directives: [Directive], values: [EnumValueDefinition], loc: Location) {
-        self.description = description
-        self.name = name
-        self.directives = directives
-        self.values = values
-        self.loc = loc
-    }
 }
 
 /// One value of an enum type.
@@ -268,13 +186,6 @@ public struct EnumValueDefinition: Sendable, Hashable {
     public var name: Name
     public var directives: [Directive]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, directives: [Directive], loc: Location) {
-        self.description = description
-        self.name = name
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `input Name @directives { fields }`.
@@ -284,14 +195,6 @@ public struct InputObjectTypeDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [InputValueDefinition]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, directives: [Directive], fields: [InputValueDefinition], loc: Location) {
-        self.description = description
-        self.name = name
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }
 
 /// `directive @name(arguments) repeatable on LOCATION | ...`.
@@ -303,16 +206,6 @@ public struct DirectiveDefinition: Sendable, Hashable {
     /// Location names as written; the parser accepts only the spec's locations.
     public var locations: [Name]
     public var loc: Location
-
-    public init(description: StringValue?, name: Name, arguments: [InputValueDefinition], repeatable: Bool,
-                locations: [Name], loc: Location) {
-        self.description = description
-        self.name = name
-        self.arguments = arguments
-        self.repeatable = repeatable
-        self.locations = locations
-        self.loc = loc
-    }
 }
 
 /// `extend scalar Name @directives`.
@@ -320,12 +213,6 @@ public struct ScalarTypeExtension: Sendable, Hashable {
     public var name: Name
     public var directives: [Directive]
     public var loc: Location
-
-    public init(name: Name, directives: [Directive], loc: Location) {
-        self.name = name
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `extend type Name implements A @directives { fields }`.
@@ -335,14 +222,6 @@ public struct ObjectTypeExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [FieldDefinition]
     public var loc: Location
-
-    public init(name: Name, interfaces: [NamedType], directives: [Directive], fields: [FieldDefinition], loc: Location) {
-        self.name = name
-        self.interfaces = interfaces
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }
 
 /// `extend interface Name implements A @directives { fields }`.
@@ -352,14 +231,6 @@ public struct InterfaceTypeExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [FieldDefinition]
     public var loc: Location
-
-    public init(name: Name, interfaces: [NamedType], directives: [Directive], fields: [FieldDefinition], loc: Location) {
-        self.name = name
-        self.interfaces = interfaces
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }
 
 /// `extend union Name @directives = A | B`.
@@ -368,13 +239,6 @@ public struct UnionTypeExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var types: [NamedType]
     public var loc: Location
-
-    public init(name: Name, directives: [Directive], types: [NamedType], loc: Location) {
-        self.name = name
-        self.directives = directives
-        self.types = types
-        self.loc = loc
-    }
 }
 
 /// `extend enum Name @directives { VALUES }`.
@@ -383,13 +247,6 @@ public struct EnumTypeExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var values: [EnumValueDefinition]
     public var loc: Location
-
-    public init(name: Name, directives: [Directive], values: [EnumValueDefinition], loc: Location) {
-        self.name = name
-        self.directives = directives
-        self.values = values
-        self.loc = loc
-    }
 }
 
 /// `extend input Name @directives { fields }`.
@@ -398,11 +255,4 @@ public struct InputObjectTypeExtension: Sendable, Hashable {
     public var directives: [Directive]
     public var fields: [InputValueDefinition]
     public var loc: Location
-
-    public init(name: Name, directives: [Directive], fields: [InputValueDefinition], loc: Location) {
-        self.name = name
-        self.directives = directives
-        self.fields = fields
-        self.loc = loc
-    }
 }

@@ -8,16 +8,30 @@
 // values and types to compare what was written, wherever it was written.
 
 /// Start and end of a node as byte offsets into the UTF-8 source (`end` exclusive).
+///
+/// Stored as 32-bit offsets to keep nodes small (the parser refuses documents
+/// over 4 GiB whatever the limits say).
 public struct Location: Sendable, Hashable {
-    /// Offset of the node's first byte.
-    public var start: Int
-    /// Offset just past the node's last byte.
-    public var end: Int
+    private var storedStart: UInt32
+    private var storedEnd: UInt32
 
-    /// A location spanning `start..<end`.
+    /// Offset of the node's first byte.
+    public var start: Int {
+        get { Int(storedStart) }
+        set { storedStart = UInt32(clamping: newValue) }
+    }
+
+    /// Offset just past the node's last byte.
+    public var end: Int {
+        get { Int(storedEnd) }
+        set { storedEnd = UInt32(clamping: newValue) }
+    }
+
+    /// A location spanning `start..<end` (each clamped to 0...UInt32.max).
+    @inline(__always)
     public init(start: Int, end: Int) {
-        self.start = start
-        self.end = end
+        storedStart = UInt32(clamping: start)
+        storedEnd = UInt32(clamping: end)
     }
 }
 
@@ -26,11 +40,6 @@ public struct Name: Sendable, Hashable {
     /// The name as written (`[_A-Za-z][_0-9A-Za-z]*`).
     public var value: String
     public var loc: Location
-
-    public init(value: String, loc: Location) {
-        self.value = value
-        self.loc = loc
-    }
 }
 
 // MARK: - Document
@@ -41,12 +50,6 @@ public struct Document: Sendable, Equatable {
     public var loc: Location
     /// The text the document was parsed from, to turn locations into line:column.
     public var source: Source
-
-    public init(definitions: [Definition], loc: Location, source: Source) {
-        self.definitions = definitions
-        self.loc = loc
-        self.source = source
-    }
 }
 
 /// One top-level definition of a document.
@@ -98,16 +101,6 @@ public struct OperationDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var selectionSet: SelectionSet
     public var loc: Location
-
-    public init(operation: OperationType, name: Name?, variableDefinitions: [VariableDefinition],
-                directives: [Directive], selectionSet: SelectionSet, loc: Location) {
-        self.operation = operation
-        self.name = name
-        self.variableDefinitions = variableDefinitions
-        self.directives = directives
-        self.selectionSet = selectionSet
-        self.loc = loc
-    }
 }
 
 /// `$name: Type = default @directives` in an operation's header.
@@ -117,14 +110,6 @@ public struct VariableDefinition: Sendable, Hashable {
     public var defaultValue: Value?
     public var directives: [Directive]
     public var loc: Location
-
-    public init(variable: Variable, type: TypeReference, defaultValue: Value?, directives: [Directive], loc: Location) {
-        self.variable = variable
-        self.type = type
-        self.defaultValue = defaultValue
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `$name` (as a value or in a variable definition).
@@ -132,22 +117,12 @@ public struct Variable: Sendable, Hashable {
     /// The name without the `$`.
     public var name: Name
     public var loc: Location
-
-    public init(name: Name, loc: Location) {
-        self.name = name
-        self.loc = loc
-    }
 }
 
 /// `{ selection ... }`: never empty when parsed.
 public struct SelectionSet: Sendable, Hashable {
     public var selections: [Selection]
     public var loc: Location
-
-    public init(selections: [Selection], loc: Location) {
-        self.selections = selections
-        self.loc = loc
-    }
 }
 
 /// One entry of a selection set.
@@ -183,16 +158,6 @@ public struct Field: Sendable, Hashable {
     public var selectionSet: SelectionSet?
     public var loc: Location
 
-    public init(alias: Name?, name: Name, arguments: [Argument], directives: [Directive],
-                selectionSet: SelectionSet?, loc: Location) {
-        self.alias = alias
-        self.name = name
-        self.arguments = arguments
-        self.directives = directives
-        self.selectionSet = selectionSet
-        self.loc = loc
-    }
-
     /// The key of this field in the response: the alias if any, else the name.
     public var responseKey: String { alias?.value ?? name.value }
 }
@@ -202,12 +167,6 @@ public struct Argument: Sendable, Hashable {
     public var name: Name
     public var value: Value
     public var loc: Location
-
-    public init(name: Name, value: Value, loc: Location) {
-        self.name = name
-        self.value = value
-        self.loc = loc
-    }
 }
 
 /// `...FragmentName @directives`.
@@ -215,12 +174,6 @@ public struct FragmentSpread: Sendable, Hashable {
     public var name: Name
     public var directives: [Directive]
     public var loc: Location
-
-    public init(name: Name, directives: [Directive], loc: Location) {
-        self.name = name
-        self.directives = directives
-        self.loc = loc
-    }
 }
 
 /// `... on Type @directives { selections }` (the type condition is optional).
@@ -229,13 +182,6 @@ public struct InlineFragment: Sendable, Hashable {
     public var directives: [Directive]
     public var selectionSet: SelectionSet
     public var loc: Location
-
-    public init(typeCondition: NamedType?, directives: [Directive], selectionSet: SelectionSet, loc: Location) {
-        self.typeCondition = typeCondition
-        self.directives = directives
-        self.selectionSet = selectionSet
-        self.loc = loc
-    }
 }
 
 /// `fragment Name on Type @directives { selections }`.
@@ -245,14 +191,6 @@ public struct FragmentDefinition: Sendable, Hashable {
     public var directives: [Directive]
     public var selectionSet: SelectionSet
     public var loc: Location
-
-    public init(name: Name, typeCondition: NamedType, directives: [Directive], selectionSet: SelectionSet, loc: Location) {
-        self.name = name
-        self.typeCondition = typeCondition
-        self.directives = directives
-        self.selectionSet = selectionSet
-        self.loc = loc
-    }
 }
 
 /// `@name(arguments)`.
@@ -260,12 +198,6 @@ public struct Directive: Sendable, Hashable {
     public var name: Name
     public var arguments: [Argument]
     public var loc: Location
-
-    public init(name: Name, arguments: [Argument], loc: Location) {
-        self.name = name
-        self.arguments = arguments
-        self.loc = loc
-    }
 }
 
 // MARK: - Values
@@ -329,14 +261,12 @@ public indirect enum Value: Sendable, Hashable {
 public struct IntValue: Sendable, Hashable {
     public var value: String
     public var loc: Location
-    public init(value: String, loc: Location) { self.value = value; self.loc = loc }
 }
 
 /// A float literal; `value` is its source text.
 public struct FloatValue: Sendable, Hashable {
     public var value: String
     public var loc: Location
-    public init(value: String, loc: Location) { self.value = value; self.loc = loc }
 }
 
 /// A string literal; `value` is the decoded string (escapes resolved, block strings dedented).
@@ -345,41 +275,35 @@ public struct StringValue: Sendable, Hashable {
     /// Written as a `"""block string"""` (the printer keeps the form).
     public var block: Bool
     public var loc: Location
-    public init(value: String, block: Bool, loc: Location) { self.value = value; self.block = block; self.loc = loc }
 }
 
 /// `true` or `false`.
 public struct BooleanValue: Sendable, Hashable {
     public var value: Bool
     public var loc: Location
-    public init(value: Bool, loc: Location) { self.value = value; self.loc = loc }
 }
 
 /// `null`.
 public struct NullValue: Sendable, Hashable {
     public var loc: Location
-    public init(loc: Location) { self.loc = loc }
 }
 
 /// An enum value: a name other than `true`, `false`, `null`.
 public struct EnumValue: Sendable, Hashable {
     public var value: String
     public var loc: Location
-    public init(value: String, loc: Location) { self.value = value; self.loc = loc }
 }
 
 /// `[value, ...]`.
 public struct ListValue: Sendable, Hashable {
     public var values: [Value]
     public var loc: Location
-    public init(values: [Value], loc: Location) { self.values = values; self.loc = loc }
 }
 
 /// `{name: value, ...}`.
 public struct ObjectValue: Sendable, Hashable {
     public var fields: [ObjectField]
     public var loc: Location
-    public init(fields: [ObjectField], loc: Location) { self.fields = fields; self.loc = loc }
 }
 
 /// One `name: value` of an object value.
@@ -387,7 +311,6 @@ public struct ObjectField: Sendable, Hashable {
     public var name: Name
     public var value: Value
     public var loc: Location
-    public init(name: Name, value: Value, loc: Location) { self.name = name; self.value = value; self.loc = loc }
 }
 
 // MARK: - Type references
@@ -431,19 +354,16 @@ public indirect enum TypeReference: Sendable, Hashable {
 public struct NamedType: Sendable, Hashable {
     public var name: Name
     public var loc: Location
-    public init(name: Name, loc: Location) { self.name = name; self.loc = loc }
 }
 
 /// `[Type]`.
 public struct ListType: Sendable, Hashable {
     public var type: TypeReference
     public var loc: Location
-    public init(type: TypeReference, loc: Location) { self.type = type; self.loc = loc }
 }
 
 /// `Type!`.
 public struct NonNullType: Sendable, Hashable {
     public var type: TypeReference
     public var loc: Location
-    public init(type: TypeReference, loc: Location) { self.type = type; self.loc = loc }
 }
