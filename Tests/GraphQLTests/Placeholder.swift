@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the GraphQL target arrive with its implementation.
