@@ -1,0 +1,466 @@
+/// Field Selection Merging (spec §5.3.2,
+/// https://spec.graphql.org/October2021/#sec-Field-Selection-Merging): fields
+/// with the same response name, wherever they come from (fragments included),
+/// must be the same field with the same arguments (unless their parents are
+/// different object types) and have compatible types and mergeable subfields.
+///
+/// graphql-js: `OverlappingFieldsCanBeMergedRule`, reported at each selection
+/// set, with its algorithm: fields compared "within" a selection set once, and
+/// "between" sets and fragments, with the fields of each selection set computed
+/// once and each pair of fragments compared once (per mutual exclusivity).
+/// Fragment chains are followed with explicit stacks, in graphql-js's order.
+/// Identical leaf fields repeated many times (`{ a a a ... }`) are compared
+/// once per kind instead of once per pair (see `collectConflictsWithin`).
+extension DocumentValidator {
+    func checkOverlappingFields(_ selectionSet: SelectionSet, parentType: GraphQLNamedType?) throws(ValidationAborted) {
+        let conflicts = findConflictsWithinSelectionSet(parentType: parentType, selectionSet: selectionSet)
+        for conflict in conflicts {
+            try report(
+                "Fields \"\(conflict.responseName)\" conflict because \(conflict.reason.message). "
+                    + "Use different aliases on the fields to fetch both if this was intentional.",
+                conflict.fields1 + conflict.fields2
+            )
+        }
+    }
+
+    // MARK: Entry points
+
+    private func findConflictsWithinSelectionSet(parentType: GraphQLNamedType?, selectionSet: SelectionSet) -> [OverlapConflict] {
+        var conflicts: [OverlapConflict] = []
+        let fields = fieldsAndFragments(parentType: parentType, selectionSet: selectionSet)
+        collectConflictsWithin(&conflicts, fields)
+        let names = fields.fragmentNames
+        for index in names.indices {
+            collectConflictsBetweenFieldsAndFragment(&conflicts, mutuallyExclusive: false, fields, names[index])
+            for other in names[(index + 1)...] {
+                collectConflictsBetweenFragments(&conflicts, mutuallyExclusive: false, names[index], other)
+            }
+        }
+        return conflicts
+    }
+
+    private func findConflictsBetweenSubSelectionSets(
+        mutuallyExclusive: Bool,
+        _ parentType1: GraphQLNamedType?, _ selectionSet1: SelectionSet,
+        _ parentType2: GraphQLNamedType?, _ selectionSet2: SelectionSet
+    ) -> [OverlapConflict] {
+        var conflicts: [OverlapConflict] = []
+        let fields1 = fieldsAndFragments(parentType: parentType1, selectionSet: selectionSet1)
+        let fields2 = fieldsAndFragments(parentType: parentType2, selectionSet: selectionSet2)
+        collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields1, fields2)
+        for name in fields2.fragmentNames {
+            collectConflictsBetweenFieldsAndFragment(&conflicts, mutuallyExclusive: mutuallyExclusive, fields1, name)
+        }
+        for name in fields1.fragmentNames {
+            collectConflictsBetweenFieldsAndFragment(&conflicts, mutuallyExclusive: mutuallyExclusive, fields2, name)
+        }
+        for name1 in fields1.fragmentNames {
+            for name2 in fields2.fragmentNames {
+                collectConflictsBetweenFragments(&conflicts, mutuallyExclusive: mutuallyExclusive, name1, name2)
+            }
+        }
+        return conflicts
+    }
+
+    // MARK: Fragments
+
+    private func collectConflictsBetweenFieldsAndFragment(
+        _ conflicts: inout [OverlapConflict],
+        mutuallyExclusive: Bool,
+        _ fields: OverlapFieldMap,
+        _ fragmentName: String
+    ) {
+        // graphql-js recurses into the fragments each fragment spreads, checking
+        // each (spread, spreader) pair just before descending; a stack popped in
+        // the same order does the same without recursion.
+        var stack: [(name: String, spreader: String?)] = [(fragmentName, nil)]
+        while let (name, spreader) = stack.popLast() {
+            if let spreader {
+                if overlap.comparedPairs.has(name, spreader, mutuallyExclusive: mutuallyExclusive) { continue }
+                overlap.comparedPairs.add(name, spreader, mutuallyExclusive: mutuallyExclusive)
+            }
+            guard let (_, fragment) = self.fragment(named: name) else { continue }
+            let fields2 = referencedFieldsAndFragments(fragment)
+            if fields === fields2 { continue }
+            collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields, fields2)
+            for referenced in fields2.fragmentNames.reversed() {
+                stack.append((referenced, name))
+            }
+        }
+    }
+
+    private func collectConflictsBetweenFragments(
+        _ conflicts: inout [OverlapConflict],
+        mutuallyExclusive: Bool,
+        _ fragmentName1: String,
+        _ fragmentName2: String
+    ) {
+        var stack: [(String, String)] = [(fragmentName1, fragmentName2)]
+        while let (name1, name2) = stack.popLast() {
+            if name1 == name2 { continue }
+            if overlap.comparedPairs.has(name1, name2, mutuallyExclusive: mutuallyExclusive) { continue }
+            overlap.comparedPairs.add(name1, name2, mutuallyExclusive: mutuallyExclusive)
+            guard let (_, fragment1) = fragment(named: name1), let (_, fragment2) = fragment(named: name2) else { continue }
+            let fields1 = referencedFieldsAndFragments(fragment1)
+            let fields2 = referencedFieldsAndFragments(fragment2)
+            collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields1, fields2)
+            // graphql-js order: (name1, each of name2's fragments), then (each of name1's fragments, name2).
+            var next: [(String, String)] = []
+            for referenced in fields2.fragmentNames { next.append((name1, referenced)) }
+            for referenced in fields1.fragmentNames { next.append((referenced, name2)) }
+            stack.append(contentsOf: next.reversed())
+        }
+    }
+
+    // MARK: Comparing fields
+
+    /// Every pair of fields with one response name in one selection set.
+    ///
+    /// Exactly graphql-js's pairs and order; but two leaf fields with the same
+    /// parent type, name and arguments can never conflict, and a leaf field
+    /// conflicts with such a twin exactly when it conflicts with the first of
+    /// them; so in a large group, leaf twins are compared once and the answer
+    /// reused, which keeps `{ a a a ... }` (60,000 times) linear.
+    private func collectConflictsWithin(_ conflicts: inout [OverlapConflict], _ fields: OverlapFieldMap) {
+        for (groupIndex, group) in fields.groups.enumerated() where group.count > 1 {
+            let responseName = fields.names[groupIndex]
+            if group.count <= Self.pairwiseLimit {
+                for i in group.indices {
+                    for j in (i + 1)..<group.count {
+                        if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
+                            conflicts.append(conflict)
+                        }
+                    }
+                }
+            } else {
+                collectConflictsWithinLargeGroup(&conflicts, responseName, group)
+            }
+        }
+    }
+
+    /// Groups larger than this use leaf-twin classes.
+    static var pairwiseLimit: Int { 16 }
+
+    private func collectConflictsWithinLargeGroup(
+        _ conflicts: inout [OverlapConflict],
+        _ responseName: String,
+        _ group: [OverlapField]
+    ) {
+        // Class of each field: leaf fields by (parent type, name, arguments); others alone.
+        var classOf: [Int] = []
+        classOf.reserveCapacity(group.count)
+        var classByKey: [OverlapLeafKey: Int] = [:]
+        var classCount = 0
+        var members: [[Int]] = []
+        var isLeafClass: [Bool] = []
+        for (index, info) in group.enumerated() {
+            if info.field.selectionSet == nil {
+                let key = OverlapLeafKey(parent: info.parentType?.name, name: info.field.name.value,
+                                       arguments: argumentsKey(info.field))
+                if let existing = classByKey[key] {
+                    classOf.append(existing)
+                    members[existing].append(index)
+                    continue
+                }
+                classByKey[key] = classCount
+                isLeafClass.append(true)
+            } else {
+                isLeafClass.append(false)
+            }
+            classOf.append(classCount)
+            members.append([index])
+            classCount += 1
+        }
+        // For two leaf classes, whether their members conflict (decided once).
+        var leafPairConflicts: [Int: Bool] = [:]
+        var firstMemberAfter = [Int](repeating: 0, count: classCount)
+        for i in group.indices {
+            let classI = classOf[i]
+            var found: [(Int, OverlapConflict)] = []
+            for otherClass in 0..<classCount {
+                let list = members[otherClass]
+                // Members of `otherClass` after `i`: the list is increasing.
+                var start = firstMemberAfter[otherClass]
+                while start < list.count && list[start] <= i { start += 1 }
+                firstMemberAfter[otherClass] = start
+                guard start < list.count else { continue }
+                if isLeafClass[classI] && isLeafClass[otherClass] {
+                    if classI == otherClass { continue }
+                    let pairKey = min(classI, otherClass) * classCount + max(classI, otherClass)
+                    if leafPairConflicts[pairKey] == false { continue }
+                    for j in list[start...] {
+                        if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
+                            found.append((j, conflict))
+                            leafPairConflicts[pairKey] = true
+                        } else {
+                            leafPairConflicts[pairKey] = false
+                            break
+                        }
+                    }
+                } else {
+                    for j in list[start...] {
+                        if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
+                            found.append((j, conflict))
+                        }
+                    }
+                }
+            }
+            found.sort { $0.0 < $1.0 }
+            conflicts.append(contentsOf: found.map(\.1))
+            // Enough conflicts to reach the error limit: the rest cannot be reported.
+            if conflicts.count > maxErrors { return }
+        }
+    }
+
+    private func collectConflictsBetween(
+        _ conflicts: inout [OverlapConflict],
+        mutuallyExclusive: Bool,
+        _ fields1: OverlapFieldMap,
+        _ fields2: OverlapFieldMap
+    ) {
+        for (groupIndex, group1) in fields1.groups.enumerated() {
+            let responseName = fields1.names[groupIndex]
+            guard let index2 = fields2.indexByName[responseName] else { continue }
+            let group2 = fields2.groups[index2]
+            for field1 in group1 {
+                for field2 in group2 {
+                    if let conflict = findConflict(mutuallyExclusive: mutuallyExclusive, responseName, field1, field2) {
+                        conflicts.append(conflict)
+                    }
+                }
+            }
+        }
+    }
+
+    private func findConflict(
+        mutuallyExclusive parentFieldsAreMutuallyExclusive: Bool,
+        _ responseName: String,
+        _ field1: OverlapField,
+        _ field2: OverlapField
+    ) -> OverlapConflict? {
+        let node1 = field1.field
+        let node2 = field2.field
+        let mutuallyExclusive = parentFieldsAreMutuallyExclusive
+            || (field1.parentType?.name != field2.parentType?.name && isObject(field1.parentType) && isObject(field2.parentType))
+        if !mutuallyExclusive {
+            if node1.name.value != node2.name.value {
+                return OverlapConflict(responseName: responseName,
+                                     reason: .text("\"\(node1.name.value)\" and \"\(node2.name.value)\" are different fields"),
+                                     fields1: [node1.loc.start], fields2: [node2.loc.start])
+            }
+            if !sameArguments(node1, node2) {
+                return OverlapConflict(responseName: responseName, reason: .text("they have differing arguments"),
+                                     fields1: [node1.loc.start], fields2: [node2.loc.start])
+            }
+        }
+        let type1 = field1.definition?.type
+        let type2 = field2.definition?.type
+        if let type1, let type2, doTypesConflict(type1, type2) {
+            return OverlapConflict(responseName: responseName,
+                                 reason: .text("they return conflicting types \"\(type1)\" and \"\(type2)\""),
+                                 fields1: [node1.loc.start], fields2: [node2.loc.start])
+        }
+        if let selectionSet1 = node1.selectionSet, let selectionSet2 = node2.selectionSet {
+            let subconflicts = findConflictsBetweenSubSelectionSets(
+                mutuallyExclusive: mutuallyExclusive,
+                type1.flatMap { schema.namedType(of: $0) }, selectionSet1,
+                type2.flatMap { schema.namedType(of: $0) }, selectionSet2
+            )
+            if !subconflicts.isEmpty {
+                return OverlapConflict(
+                    responseName: responseName,
+                    reason: .subfields(subconflicts.map { ($0.responseName, $0.reason) }),
+                    fields1: [node1.loc.start] + subconflicts.flatMap(\.fields1),
+                    fields2: [node2.loc.start] + subconflicts.flatMap(\.fields2)
+                )
+            }
+        }
+        return nil
+    }
+
+    /// Whether two field types cannot share a response position (graphql-js `doTypesConflict`).
+    private func doTypesConflict(_ type1: GraphQLTypeReference, _ type2: GraphQLTypeReference) -> Bool {
+        switch (type1, type2) {
+        case (.list(let inner1), .list(let inner2)): return doTypesConflict(inner1, inner2)
+        case (.list, _), (_, .list): return true
+        case (.nonNull(let inner1), .nonNull(let inner2)): return doTypesConflict(inner1, inner2)
+        case (.nonNull, _), (_, .nonNull): return true
+        case (.named(let name1), .named(let name2)):
+            let leaf1 = schema.type(named: name1)?.isLeafType ?? false
+            let leaf2 = schema.type(named: name2)?.isLeafType ?? false
+            return (leaf1 || leaf2) && name1 != name2
+        }
+    }
+
+    /// graphql-js compares `print(sortValueNode(arguments as an object))`.
+    private func sameArguments(_ field1: Field, _ field2: Field) -> Bool {
+        if field1.arguments.isEmpty && field2.arguments.isEmpty { return true }
+        return argumentsKey(field1) == argumentsKey(field2)
+    }
+
+    private func argumentsKey(_ field: Field) -> String {
+        if field.arguments.isEmpty { return "{}" }
+        let object = ObjectValue(
+            fields: field.arguments.map { ObjectField(name: $0.name, value: $0.value, loc: $0.loc) },
+            loc: field.loc
+        )
+        return Printer.print(Self.sortedValue(.object(object)))
+    }
+
+    /// graphql-js `sortValueNode`: object fields by name (stable, natural order), recursively.
+    private static func sortedValue(_ value: Value) -> Value {
+        switch value {
+        case .object(let object):
+            var fields = object.fields.map { ObjectField(name: $0.name, value: sortedValue($0.value), loc: $0.loc) }
+            GraphQLSuggestions.insertionSort(&fields) { GraphQLSuggestions.naturalCompare($0.name.value, $1.name.value) }
+            return .object(ObjectValue(fields: fields, loc: object.loc))
+        case .list(let list):
+            return .list(ListValue(values: list.values.map(sortedValue), loc: list.loc))
+        default:
+            return value
+        }
+    }
+
+    // MARK: Collecting fields
+
+    /// The fields and spread fragment names of a selection set, computed once.
+    private func fieldsAndFragments(parentType: GraphQLNamedType?, selectionSet: SelectionSet) -> OverlapFieldMap {
+        if let cached = overlap.cache[selectionSet.loc.start] { return cached }
+        let result = OverlapFieldMap()
+        var fragmentNames = Set<String>()
+        collectFields(parentType: parentType, selectionSet: selectionSet, into: result, fragmentNames: &fragmentNames)
+        overlap.cache[selectionSet.loc.start] = result
+        return result
+    }
+
+    private func referencedFieldsAndFragments(_ fragment: FragmentDefinition) -> OverlapFieldMap {
+        if let cached = overlap.cache[fragment.selectionSet.loc.start] { return cached }
+        let type = schema.type(named: fragment.typeCondition.name.value)
+        return fieldsAndFragments(parentType: type, selectionSet: fragment.selectionSet)
+    }
+
+    private func collectFields(
+        parentType: GraphQLNamedType?,
+        selectionSet: SelectionSet,
+        into result: OverlapFieldMap,
+        fragmentNames: inout Set<String>
+    ) {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field(let field):
+                // graphql-js looks fields up directly here: meta fields have no definition.
+                var definition: GraphQLFieldDefinition?
+                switch parentType {
+                case .object(let object)?: definition = object.field(named: field.name.value)
+                case .interface(let interface)?: definition = interface.field(named: field.name.value)
+                default: definition = nil
+                }
+                result.add(field.responseKey, OverlapField(parentType: parentType, field: field, definition: definition))
+            case .fragmentSpread(let spread):
+                if fragmentNames.insert(spread.name.value).inserted {
+                    result.fragmentNames.append(spread.name.value)
+                }
+            case .inlineFragment(let inline):
+                let type = inline.typeCondition.map { schema.type(named: $0.name.value) } ?? parentType
+                collectFields(parentType: type, selectionSet: inline.selectionSet, into: result, fragmentNames: &fragmentNames)
+            }
+        }
+    }
+}
+
+// MARK: - State and values
+
+/// A field as OverlappingFieldsCanBeMerged sees it.
+struct OverlapField {
+    var parentType: GraphQLNamedType?
+    var field: Field
+    var definition: GraphQLFieldDefinition?
+}
+
+/// The fields of one selection set by response name (first-seen order), and the
+/// fragments it spreads; a class so that "the same set" can be recognised.
+final class OverlapFieldMap {
+    var names: [String] = []
+    var groups: [[OverlapField]] = []
+    var indexByName: [String: Int] = [:]
+    var fragmentNames: [String] = []
+
+    func add(_ responseName: String, _ info: OverlapField) {
+        if let index = indexByName[responseName] {
+            groups[index].append(info)
+        } else {
+            indexByName[responseName] = groups.count
+            names.append(responseName)
+            groups.append([info])
+        }
+    }
+}
+
+/// Why two fields conflict: a reason, or the conflicts of their subfields.
+indirect enum OverlapConflictReason {
+    case text(String)
+    case subfields([(String, OverlapConflictReason)])
+
+    /// graphql-js `reasonMessage`.
+    var message: String {
+        switch self {
+        case .text(let text):
+            return text
+        case .subfields(let reasons):
+            return reasons.map { "subfields \"\($0.0)\" conflict because \($0.1.message)" }.joined(separator: " and ")
+        }
+    }
+}
+
+/// Two sets of fields (offsets) that cannot be merged under one response name.
+struct OverlapConflict {
+    var responseName: String
+    var reason: OverlapConflictReason
+    var fields1: [Int]
+    var fields2: [Int]
+}
+
+/// A leaf field's identity for the twin classes of large groups.
+struct OverlapLeafKey: Hashable {
+    var parent: String?
+    var name: String
+    var arguments: String
+}
+
+/// Pairs of fragment names already compared, and whether under mutual exclusion
+/// (graphql-js `PairSet`).
+struct OverlapFragmentPairs {
+    private var pairs: [OverlapFragmentPair: Bool] = [:]
+
+    func has(_ a: String, _ b: String, mutuallyExclusive: Bool) -> Bool {
+        guard let stored = pairs[OverlapFragmentPair(a, b)] else { return false }
+        return mutuallyExclusive ? true : stored == mutuallyExclusive
+    }
+
+    mutating func add(_ a: String, _ b: String, mutuallyExclusive: Bool) {
+        pairs[OverlapFragmentPair(a, b)] = mutuallyExclusive
+    }
+}
+
+/// An unordered pair of fragment names.
+struct OverlapFragmentPair: Hashable {
+    var first: String
+    var second: String
+
+    init(_ a: String, _ b: String) {
+        if a < b {
+            first = a
+            second = b
+        } else {
+            first = b
+            second = a
+        }
+    }
+}
+
+/// OverlappingFieldsCanBeMerged's state for one document.
+struct OverlapState {
+    /// Fields of each selection set, by the selection set's offset.
+    var cache: [Int: OverlapFieldMap] = [:]
+    var comparedPairs = OverlapFragmentPairs()
+}
