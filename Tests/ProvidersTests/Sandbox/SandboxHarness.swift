@@ -84,6 +84,15 @@ struct SandboxHarness {
         return try JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
     }
 
+    /// A control-API call returning the raw answer bytes.
+    func controlBytes(_ method: String, _ path: String, json: String? = nil) async throws -> [UInt8] {
+        let response = try await client.execute(HTTPClientRequest(method: method, url: sandbox.baseURL + path,
+                                                                  headers: [("Content-Type", "application/json")],
+                                                                  body: Array((json ?? "{}").utf8)))
+        #expect((200..<300).contains(response.status), "\(method) \(path): \(response.bodyText)")
+        return response.body
+    }
+
     /// Adds a fault rule (JSON as in docs/sandbox.md).
     func fault(_ json: String) async throws {
         try await control("POST", "/_sandbox/faults", json: json)
