@@ -36,7 +36,8 @@ import Testing
             #expect(try await instamojo.upiCollectStatus(collect).status == .pending)
             await expectProviderError(.invalidRequest) { _ = try await instamojo.requestUPICollect(gatewayOrderID: gatewayID, vpa: "jon-at-upi") }
 
-            _ = try await h.complete("instamojo", order.id, status: "paid", extra: #","method":"UPI""#)
+            // The customer approves the collect on the gateway order (which completes its payment request too).
+            _ = try await h.complete("instamojo", gatewayID, status: "paid", extra: #","method":"UPI""#)
             #expect(try await instamojo.upiCollectStatus(collect).status == .captured)
             #expect(try await instamojo.fetchOrder(id: order.id).status == .paid)
             let payment = try #require(try await instamojo.fetchPayments(orderID: order.id).first)
