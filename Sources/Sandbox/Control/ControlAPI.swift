@@ -10,9 +10,9 @@ extension SandboxRouter {
             faults.removeAll()
             dispatcher.clearLog()
             return .json(.object(["status": "reset"]))
-        case ("POST", 5) where s[2] == "orders" && s[4] == "complete":
-            guard let provider = SandboxProvider(rawValue: s[1]), let simulator = simulator(provider) else {
-                return Self.controlError(404, "unknown provider '\(s[1])'")
+        case ("POST", 4) where s[1] == "orders" && s[3] == "complete":
+            guard let provider = SandboxProvider(rawValue: s[0]), let simulator = simulator(provider) else {
+                return Self.controlError(404, "unknown provider '\(s[0])'")
             }
             let body: WireObject
             if request.body.isEmpty {
@@ -22,7 +22,7 @@ extension SandboxRouter {
             } else {
                 return Self.controlError(400, "body must be a JSON object")
             }
-            switch simulator.complete(orderID: s[3], body: body, context: context) {
+            switch simulator.complete(orderID: s[2], body: body, context: context) {
             case .refused(let status, let message):
                 return Self.controlError(status, message)
             case .done(var result, let webhooks):

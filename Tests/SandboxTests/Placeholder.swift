@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the Sandbox target arrive with its implementation.
