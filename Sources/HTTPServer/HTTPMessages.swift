@@ -19,6 +19,9 @@ public struct HTTPRequest: Sendable {
     /// The request id: the client's `x-request-id` when it is short and safe, else generated.
     /// The server returns it as the `x-request-id` response header and logs it.
     public var id: String
+    /// Work the handler's fast path (`respondImmediately(to:)`) prepared and left
+    /// for `handle(_:)` when it could not finish synchronously; `nil` otherwise.
+    public var handoff: (any Sendable)? = nil
 
     /// Makes a request (handlers under test can be called without a server).
     public init(
@@ -88,12 +91,13 @@ public protocol HTTPHandler: Sendable {
 
     /// The fast path: a response computed without waiting, or `nil` to go through
     /// `handle(_:)`. It runs on a server thread, so it must never block; it saves
-    /// the suspend → task → resume round trip. The default returns `nil`.
-    func respondImmediately(to request: HTTPRequest) -> HTTPResponse?
+    /// the suspend → task → resume round trip. Work done here that `handle(_:)`
+    /// can reuse may be left in `request.handoff`. The default returns `nil`.
+    func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse?
 }
 
 extension HTTPHandler {
-    public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? { nil }
+    public func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? { nil }
 }
 
 /// A handler made of closures.
@@ -115,5 +119,5 @@ public struct ClosureHandler: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse { await body(request) }
 
-    public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? { immediate?(request) }
+    public func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? { immediate?(request) }
 }

@@ -142,7 +142,7 @@ final class ServerCore: Sendable {
         )
         request.queryItems = URLEncodedForm.decode(Array(query.utf8))
         context.body = []
-        if let response = handler.respondImmediately(to: request) {
+        if let response = handler.respondImmediately(to: &request) {
             context.phase = .done
             return respond(context, response)
         }

@@ -1,7 +1,144 @@
-/// `payql serve`: lands with its issue.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GraphQL
+import GraphQLHTTP
+import HTTPServer
+import JSON
+
+/// `payql serve`: GraphQL over HTTP with the operations endpoints (docs/http.md).
 enum ServeCommand {
+    static let usage = """
+    usage: payql serve [--host 127.0.0.1] [--port 8080] [--threads N]
+                       [--max-body-bytes 1048576] [--max-header-bytes 16384]
+                       [--max-connections 4096] [--max-connections-per-ip 0]
+                       [--idle-timeout 15] [--request-timeout 30] [--shutdown-grace 10]
+                       [--introspection true|false] [--persisted-queries disabled|automatic|allow-list]
+                       [--persisted-documents FILE.graphql ...]
+                       [--max-depth 20] [--max-aliases 30] [--max-root-fields 20] [--max-cost 10000]
+                       [--default-list-size 10] [--log-level debug|info|warning|error|off]
+                       [--workload DIR]   (serve a benchmark workload, e.g. ../shared/bench/graphql)
+    Every option also reads PAYQL_<NAME> from the environment (e.g. PAYQL_PORT).
+    """
+
     static func run(_ arguments: [String]) async throws -> Int32 {
-        printError("payql serve: not available in this build yet")
-        return 2
+        let options = try Options(arguments, flags: ["help"])
+        if try options.bool("help") || options.positional.first == "help" {
+            print(usage)
+            return 0
+        }
+        guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'\n\(usage)") }
+        var settings = try ServeSettings(options)
+        let schema: GraphQLSchema
+        if let directory = options.string("workload") {
+            let workload = try ServeWorkload.load(directory: directory)
+            schema = workload.schema
+            settings.graphQL.schemaSDL = workload.sdl
+        } else {
+            do {
+                schema = try ExampleSchema.make()
+            } catch {
+                printError("payql serve: the built-in schema is invalid:\n\(error)")
+                return 1
+            }
+        }
+        let handler = GraphQLHTTPHandler(schema: schema, configuration: settings.graphQL)
+        for path in settings.persistedDocuments {
+            let text = try readFile(path)
+            handler.persistedQueries.register(text)
+        }
+        let server = try HTTPServer(configuration: settings.http, handler: handler)
+        logEvent(settings, "listening", [
+            ("host", .string(settings.http.host)), ("port", .int(Int64(server.port))),
+            ("threads", .int(Int64(settings.http.threads))), ("graphql", .string("http://\(settings.http.host):\(server.port)/graphql")),
+        ])
+        let signal = await ServeSignals.waitForTermination()
+        logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(server.activeRequests)))])
+        await server.shutdown(gracePeriod: settings.shutdownGrace)
+        logEvent(settings, "stopped", [])
+        return 0
     }
+
+    /// One JSON line on standard output for lifecycle events (not per request).
+    private static func logEvent(_ settings: ServeSettings, _ message: String, _ fields: [(String, JSONValue)]) {
+        guard let level = settings.logLevel, level <= .info else { return }
+        var object = JSONObject()
+        object.append("level", "info")
+        object.append("msg", .string(message))
+        for (key, value) in fields { object.append(key, value) }
+        var line = JSONWriter.write(.object(object))
+        line.append(0x0A)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
+    private static func readFile(_ path: String) throws -> String {
+        guard let file = fopen(path, "rb") else { throw UsageError("--persisted-documents: cannot open '\(path)'") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Everything `payql serve` reads from flags and `PAYQL_*`, validated.
+struct ServeSettings {
+    var http = HTTPServerConfiguration(port: 8080)
+    var graphQL = GraphQLHTTPConfiguration(schemaSDL: ExampleSchema.sdl)
+    var shutdownGrace: Duration = .seconds(10)
+    var persistedDocuments: [String] = []
+    /// `nil` when logging is off.
+    var logLevel: LogLevel? = .info
+
+    init(_ options: Options) throws {
+        http.host = options.string("host") ?? "127.0.0.1"
+        http.port = try bounded(options, "port", 8080, 0...65535)
+        http.threads = try bounded(options, "threads", SystemInfo.onlineCores, 1...256)
+        http.limits.maxBodyBytes = try bounded(options, "max-body-bytes", 1 << 20, 0...(1 << 30))
+        http.limits.maxHeaderBytes = try bounded(options, "max-header-bytes", 16 << 10, 1024...(1 << 20))
+        http.limits.maxConnections = try bounded(options, "max-connections", 4096, 1...1_000_000)
+        http.limits.maxConnectionsPerIP = try bounded(options, "max-connections-per-ip", 0, 0...1_000_000)
+        http.limits.idleTimeout = .seconds(try bounded(options, "idle-timeout", 15, 1...3600))
+        http.limits.requestDeadline = .seconds(try bounded(options, "request-timeout", 30, 1...3600))
+        shutdownGrace = .seconds(try bounded(options, "shutdown-grace", 10, 0...3600))
+        graphQL.introspection = try options.bool("introspection", default: true)
+        if let mode = options.string("persisted-queries") {
+            guard let parsed = PersistedQueryMode(rawValue: mode) else {
+                throw UsageError("--persisted-queries must be disabled, automatic or allow-list, got '\(mode)'")
+            }
+            graphQL.persistedQueries = parsed
+        }
+        persistedDocuments = options.all("persisted-documents")
+        if persistedDocuments.isEmpty, let list = options.string("persisted-documents") {
+            persistedDocuments = list.split(separator: ",").map(String.init)
+        }
+        if graphQL.persistedQueries == .allowList, persistedDocuments.isEmpty {
+            throw UsageError("--persisted-queries allow-list needs --persisted-documents FILE (one document per file)")
+        }
+        graphQL.operationLimits.maxDepth = try bounded(options, "max-depth", 20, 1...10_000)
+        graphQL.operationLimits.maxAliases = try bounded(options, "max-aliases", 30, 0...1_000_000)
+        graphQL.operationLimits.maxRootFields = try bounded(options, "max-root-fields", 20, 1...1_000_000)
+        graphQL.operationLimits.maxCost = try bounded(options, "max-cost", 10_000, 1...Int.max)
+        graphQL.operationLimits.defaultListSize = try bounded(options, "default-list-size", 10, 1...1_000_000)
+        let levelName = options.string("log-level") ?? "info"
+        if levelName.lowercased() == "off" {
+            logLevel = nil
+        } else {
+            guard let level = LogLevel(name: levelName) else {
+                throw UsageError("--log-level must be debug, info, warning, error or off, got '\(levelName)'")
+            }
+            logLevel = level
+        }
+        http.logger = logLevel.map { JSONLineLogger(fileDescriptor: 1, minimumLevel: $0) }
+    }
+}
+
+private func bounded(_ options: Options, _ name: String, _ defaultValue: Int, _ range: ClosedRange<Int>) throws -> Int {
+    let value = try options.int(name, default: defaultValue)
+    guard range.contains(value) else { throw UsageError("--\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)") }
+    return value
 }

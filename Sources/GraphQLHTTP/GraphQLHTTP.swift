@@ -1,2 +1,0 @@
-/// Namespace placeholder until the GraphQLHTTP target lands.
-package enum GraphQLHTTPModule {}

@@ -1,0 +1,53 @@
+public import GraphQL
+
+/// How GraphQL is served over HTTP. Every field has a documented default.
+public struct GraphQLHTTPConfiguration: Sendable {
+    /// Where GraphQL is served. Default `/graphql`.
+    public var path: String
+    /// Introspection allowed in full. When `false`, operations selecting
+    /// `__schema` are refused (`INTROSPECTION_DISABLED`) while `__type` keeps
+    /// working, and "Did you mean" suggestions are removed from errors. Default `true`.
+    public var introspection: Bool
+    /// Persisted queries: `disabled`, `automatic` (Apollo APQ) or `allow-list`. Default `automatic`.
+    public var persistedQueries: PersistedQueryMode
+    /// Automatic persisted queries kept. Default 10 000.
+    public var persistedQueryCapacity: Int
+    /// Depth, alias, root-field and cost limits. Default `OperationLimits()`.
+    public var operationLimits: OperationLimits
+    /// Token, depth and size limits of the GraphQL parser. Default `ParserLimits()`.
+    public var parserLimits: ParserLimits
+    /// Parsed-and-validated documents kept. Default 1000.
+    public var documentCacheCapacity: Int
+    /// The schema's SDL served at `GET /schema.graphql`; `nil` turns the endpoint off. Default `nil`.
+    public var schemaSDL: String?
+
+    /// A configuration with the documented defaults, each overridable.
+    public init(
+        path: String = "/graphql", introspection: Bool = true, persistedQueries: PersistedQueryMode = .automatic,
+        persistedQueryCapacity: Int = 10_000, operationLimits: OperationLimits = .init(),
+        parserLimits: ParserLimits = .init(), documentCacheCapacity: Int = 1000, schemaSDL: String? = nil
+    ) {
+        self.path = path
+        self.introspection = introspection
+        self.persistedQueries = persistedQueries
+        self.persistedQueryCapacity = persistedQueryCapacity
+        self.operationLimits = operationLimits
+        self.parserLimits = parserLimits
+        self.documentCacheCapacity = documentCacheCapacity
+        self.schemaSDL = schemaSDL
+    }
+}
+
+/// One dependency that `/readyz` asks; `check` returns `nil` when ready, else why not.
+public struct ReadinessCheck: Sendable {
+    /// Short name shown in the `/readyz` body (e.g. `postgres`).
+    public var name: String
+    /// `nil` when ready, else a reason fit to show (no secrets).
+    public var check: @Sendable () async -> String?
+
+    /// A named check.
+    public init(name: String, check: @escaping @Sendable () async -> String?) {
+        self.name = name
+        self.check = check
+    }
+}

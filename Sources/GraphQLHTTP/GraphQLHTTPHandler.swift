@@ -1,0 +1,316 @@
+public import GraphQL
+public import HTTPServer
+public import JSON
+
+/// Serves GraphQL over HTTP (GraphQL-over-HTTP draft, graphql-http audits) plus
+/// the operations endpoints `/healthz`, `/readyz`, `/metrics` and `/schema.graphql`.
+///
+/// Everything before execution — routing, negotiation, decoding, persisted
+/// queries, the document cache, validation, limits — runs synchronously, so
+/// requests refused there (and the operations endpoints) are answered on the
+/// server thread without suspending. Execution runs as async Swift code.
+public final class GraphQLHTTPHandler: HTTPHandler {
+    /// The schema served.
+    public let schema: GraphQLSchema
+    /// How it is served.
+    public let configuration: GraphQLHTTPConfiguration
+    /// Where request metrics go; others may add theirs to the same registry.
+    public let metrics: MetricsRegistry
+    /// Persisted documents (register trusted documents here for allow-list mode).
+    public let persistedQueries: PersistedQueryStore
+    /// Parsed and validated documents.
+    public let documents: DocumentCache
+
+    let readinessChecks: [ReadinessCheck]
+    private let contextProvider: @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable
+    private let rootValue: any Sendable
+    private let requestCounter: Counter
+    private let latency: Histogram
+    private let inFlight: Gauge
+
+    /// A handler for `schema`.
+    /// - Parameters:
+    ///   - metrics: registry to record into (and to serve at `/metrics`).
+    ///   - readiness: checks `/readyz` runs; all must pass.
+    ///   - context: builds each request's resolver context (e.g. from its API
+    ///     key); throwing refuses the request with that error's status.
+    ///   - rootValue: what root resolvers receive as `source`.
+    public init(
+        schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
+        readiness: [ReadinessCheck] = [],
+        context: @escaping @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable = { _ in JSONValue.null },
+        rootValue: any Sendable = JSONValue.null
+    ) {
+        self.schema = schema
+        self.configuration = configuration
+        self.metrics = metrics
+        self.persistedQueries = PersistedQueryStore(mode: configuration.persistedQueries, capacity: configuration.persistedQueryCapacity)
+        self.documents = DocumentCache(capacity: configuration.documentCacheCapacity)
+        self.readinessChecks = readiness
+        self.contextProvider = context
+        self.rootValue = rootValue
+        requestCounter = metrics.counter(
+            "payql_graphql_requests_total", help: "GraphQL requests by operation name and outcome.", labels: ["operation", "outcome"])
+        latency = metrics.histogram(
+            "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
+            labels: ["operation", "outcome"])
+        inFlight = metrics.gauge("payql_graphql_requests_in_flight", help: "GraphQL requests being handled.")
+        let documents = self.documents
+        metrics.addCollector {
+            let (hits, misses) = documents.statistics
+            return """
+            # HELP payql_graphql_document_cache_hits_total Documents found already parsed and validated.
+            # TYPE payql_graphql_document_cache_hits_total counter
+            payql_graphql_document_cache_hits_total \(hits)
+            # HELP payql_graphql_document_cache_misses_total Documents parsed and validated.
+            # TYPE payql_graphql_document_cache_misses_total counter
+            payql_graphql_document_cache_misses_total \(misses)
+            # HELP payql_graphql_document_cache_entries Documents held in the cache.
+            # TYPE payql_graphql_document_cache_entries gauge
+            payql_graphql_document_cache_entries \(documents.count)
+            """
+        }
+    }
+
+    // MARK: HTTPHandler
+
+    public func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
+        if request.path == configuration.path {
+            let started = ContinuousClock.now
+            switch prepare(request) {
+            case .respond(let response, let operation, let outcome):
+                record(operation: operation, outcome: outcome, since: started)
+                return response
+            case .execute(var prepared):
+                prepared.started = started
+                request.handoff = prepared
+                return nil
+            }
+        }
+        switch request.path {
+        case "/readyz" where !readinessChecks.isEmpty: return nil
+        default: return operationsEndpoint(request)
+        }
+    }
+
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard request.path == configuration.path else {
+            if request.path == "/readyz" { return await readyz(request) }
+            return operationsEndpoint(request)
+        }
+        inFlight.add(1)
+        defer { inFlight.add(-1) }
+        if let prepared = request.handoff as? Prepared {
+            let (response, outcome) = await execute(prepared, request: request)
+            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            return response
+        }
+        let started = ContinuousClock.now
+        switch prepare(request) {
+        case .respond(let response, let operation, let outcome):
+            record(operation: operation, outcome: outcome, since: started)
+            return response
+        case .execute(let prepared):
+            let (response, outcome) = await execute(prepared, request: request)
+            record(operation: prepared.operationLabel, outcome: outcome, since: started)
+            return response
+        }
+    }
+
+    // MARK: Steps
+
+    struct Prepared: Sendable {
+        var started = ContinuousClock.now
+        var document: Document
+        var operation: OperationDefinition
+        var parameters: GraphQLRequestParameters
+        var mediaType: GraphQLMediaType
+        var operationLabel: String
+    }
+
+    enum Preparation {
+        case respond(HTTPResponse, operation: String, outcome: String)
+        case execute(Prepared)
+    }
+
+    func prepare(_ request: HTTPRequest) -> Preparation {
+        guard request.method == "GET" || request.method == "POST" else {
+            return httpError(GraphQLHTTPError(
+                status: 405, code: "METHOD_NOT_ALLOWED", message: "GraphQL is served over GET (queries) and POST.",
+                headers: ["allow": "GET, POST"]), mediaType: .json)
+        }
+        guard let mediaType = GraphQLMediaType.negotiate(accept: request.headers["accept"]) else {
+            return httpError(GraphQLHTTPError(
+                status: 406, code: "NOT_ACCEPTABLE",
+                message: "Accept must allow application/graphql-response+json or application/json."), mediaType: .json)
+        }
+        let parameters: GraphQLRequestParameters
+        do {
+            if request.method == "POST" {
+                try Self.checkContentType(request.headers["content-type"])
+                parameters = try GraphQLRequestParameters.decode(jsonBody: request.body)
+            } else {
+                parameters = try GraphQLRequestParameters.decode(queryItems: request.queryItems)
+            }
+        } catch {
+            return httpError(error, mediaType: mediaType)
+        }
+        let label = Self.label(parameters.operationName)
+        let text: String
+        do {
+            text = try persistedQueries.resolve(parameters)
+        } catch {
+            switch error {
+            case .http(let failure): return httpError(failure, mediaType: mediaType, operation: label)
+            case .request(let failure): return requestError([failure.errorJSON], mediaType: mediaType, operation: label)
+            }
+        }
+        let prepared = documents.document(for: text) { prepareDocument(text) }
+        guard let document = prepared.document else {
+            return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_PARSE_FAILED") }, mediaType: mediaType, operation: label)
+        }
+        if !prepared.errors.isEmpty {
+            return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_VALIDATION_FAILED") }, mediaType: mediaType, operation: label)
+        }
+        let operation: OperationDefinition
+        switch selectOperation(in: document, named: parameters.operationName) {
+        case .success(let found): operation = found
+        case .failure(let error):
+            return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
+        }
+        let operationLabel = Self.label(operation.name?.value ?? parameters.operationName)
+        if request.method == "GET", operation.operation != .query {
+            return httpError(GraphQLHTTPError(
+                status: 405, code: "METHOD_NOT_ALLOWED",
+                message: "Only queries may be sent with GET; send \(operation.operation.rawValue) operations with POST.",
+                headers: ["allow": "POST"]), mediaType: mediaType, operation: operationLabel)
+        }
+        if operation.operation == .subscription {
+            return requestError([GraphQLHTTPError(
+                status: 400, code: "SUBSCRIPTIONS_NOT_SUPPORTED",
+                message: "Subscriptions are not served over this transport.").errorJSON],
+                mediaType: mediaType, operation: operationLabel)
+        }
+        let measure = OperationAnalysis.measure(
+            operation, in: document, schema: schema, variables: parameters.variables, limits: configuration.operationLimits)
+        if !configuration.introspection, measure.selectsSchemaIntrospection {
+            return requestError([GraphQLHTTPError(
+                status: 400, code: "INTROSPECTION_DISABLED",
+                message: "GraphQL introspection with __schema is not allowed on this server; __type still works.").errorJSON],
+                mediaType: mediaType, operation: operationLabel)
+        }
+        if let exceeded = OperationAnalysis.check(measure, against: configuration.operationLimits) {
+            return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
+        }
+        return .execute(Prepared(
+            document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+    }
+
+    func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
+        let context: any Sendable
+        do {
+            context = try await contextProvider(request)
+        } catch {
+            let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
+            return (failure, error.status >= 500 ? "server_error" : "request_error")
+        }
+        let result = await GraphQL.execute(schema: schema, request: ExecutionRequest(
+            document: prepared.document, operationName: prepared.parameters.operationName,
+            variables: prepared.parameters.variables, context: context, rootValue: rootValue))
+        return respond(result, prepared: prepared)
+    }
+
+    /// Turns an execution result into the response: no `data` means a request
+    /// error (variable coercion, ...), 400 under graphql-response+json.
+    func respond(_ result: ExecutionResult, prepared: Prepared) -> (HTTPResponse, String) {
+        var body = JSONObject(capacity: 2)
+        let outcome: String
+        if let data = result.data {
+            if !result.errors.isEmpty {
+                body.append("errors", .array(result.errors.map { sanitize($0.jsonValue) }))
+            }
+            body.append("data", data)
+            outcome = result.errors.isEmpty ? "ok" : "errors"
+        } else {
+            body.append("errors", .array(result.errors.map { annotate($0, code: "BAD_USER_INPUT") }))
+            outcome = "request_error"
+        }
+        let status = result.data == nil && prepared.mediaType == .graphQLResponseJSON ? 400 : 200
+        var response = HTTPResponse(status: status, headers: ["content-type": prepared.mediaType.contentType],
+                                    body: JSONWriter.write(.object(body)))
+        response.logFields = [("operation", prepared.operationLabel)]
+        return (response, outcome)
+    }
+
+    /// Parses and validates on a cache miss.
+    private func prepareDocument(_ text: String) -> PreparedDocument {
+        do {
+            let document = try Parser.parse(text, limits: configuration.parserLimits)
+            return PreparedDocument(document: document, errors: validate(schema: schema, document: document))
+        } catch {
+            return PreparedDocument(document: nil, errors: [error])
+        }
+    }
+
+    /// The error as JSON with `extensions.code` set (kept when present); suggestions removed when introspection is off.
+    private func annotate(_ error: GraphQLError, code: String) -> JSONValue {
+        var error = error
+        if error.extensions["code"] == nil { error.extensions["code"] = .string(code) }
+        return sanitize(error.jsonValue)
+    }
+
+    private func sanitize(_ error: JSONValue) -> JSONValue {
+        guard !configuration.introspection, case .object(var object) = error,
+              case .string(let message)? = object["message"], let cut = message.utf8.firstRange(of: " Did you mean".utf8) else { return error }
+        object["message"] = .string(String(decoding: message.utf8[..<cut.lowerBound], as: UTF8.self))
+        return .object(object)
+    }
+
+    private func requestError(_ errors: [JSONValue], mediaType: GraphQLMediaType, operation: String = "anonymous") -> Preparation {
+        var response = HTTPResponse(
+            status: mediaType == .graphQLResponseJSON ? 400 : 200, headers: ["content-type": mediaType.contentType],
+            body: JSONWriter.write(["errors": .array(errors)]))
+        response.logFields = [("operation", operation)]
+        return .respond(response, operation: operation, outcome: "request_error")
+    }
+
+    private func httpError(_ error: GraphQLHTTPError, mediaType: GraphQLMediaType, operation: String = "anonymous") -> Preparation {
+        .respond(Self.respondHTTPError(error, mediaType: mediaType, operation: operation), operation: operation,
+                 outcome: error.status >= 500 ? "server_error" : "request_error")
+    }
+
+    private static func respondHTTPError(_ error: GraphQLHTTPError, mediaType: GraphQLMediaType, operation: String) -> HTTPResponse {
+        var headers: HTTPHeaders = ["content-type": mediaType.contentType]
+        for field in error.headers { headers.add(name: field.name, value: field.value) }
+        var response = HTTPResponse(status: error.status, headers: headers, body: JSONWriter.write(["errors": [error.errorJSON]]))
+        response.logFields = [("operation", operation)]
+        return response
+    }
+
+    /// POST bodies must be `application/json`, UTF-8 (the default) if a charset is given.
+    static func checkContentType(_ value: String?) throws(GraphQLHTTPError) {
+        guard let value, !value.trimmedWhitespace.isEmpty else {
+            throw GraphQLHTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "POST requests need Content-Type: application/json.")
+        }
+        let media = MediaRange(value)
+        guard media.type == "application", media.subtype == "json" else {
+            throw GraphQLHTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE",
+                                   message: "Unsupported Content-Type; POST requests must be application/json.")
+        }
+        if let charset = media.charset, charset != "utf-8", charset != "utf8" {
+            throw GraphQLHTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "Only the utf-8 charset is supported.")
+        }
+    }
+
+    private static func label(_ name: String?) -> String {
+        guard let name, !name.isEmpty else { return "anonymous" }
+        return name
+    }
+
+    private func record(operation: String, outcome: String, since started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        requestCounter.increment([operation, outcome])
+        latency.observe(seconds, [operation, outcome])
+    }
+}

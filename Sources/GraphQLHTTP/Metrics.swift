@@ -1,0 +1,248 @@
+import Synchronization
+
+/// Prometheus metrics that any part of the server can add to; `render()` gives
+/// the text exposition format (version 0.0.4) served at `/metrics`.
+///
+/// Label values come from requests (operation names), so each metric keeps at
+/// most `maxSeriesPerMetric` label sets; further ones are counted under the
+/// value `__other__` so that a hostile client cannot grow memory without bound.
+public final class MetricsRegistry: Sendable {
+    /// Label sets kept per metric before folding into `__other__`.
+    public let maxSeriesPerMetric: Int
+    private let metrics = Mutex<[any RenderableMetric]>([])
+    private let collectors = Mutex<[@Sendable () -> String]>([])
+
+    /// An empty registry.
+    public init(maxSeriesPerMetric: Int = 500) {
+        self.maxSeriesPerMetric = maxSeriesPerMetric
+    }
+
+    /// A new counter (monotonic).
+    public func counter(_ name: String, help: String, labels: [String] = []) -> Counter {
+        let metric = Counter(name: name, help: help, labelNames: labels, maxSeries: maxSeriesPerMetric)
+        metrics.withLock { $0.append(metric) }
+        return metric
+    }
+
+    /// A new gauge (goes up and down).
+    public func gauge(_ name: String, help: String, labels: [String] = []) -> Gauge {
+        let metric = Gauge(name: name, help: help, labelNames: labels, maxSeries: maxSeriesPerMetric)
+        metrics.withLock { $0.append(metric) }
+        return metric
+    }
+
+    /// A new histogram with upper bucket bounds `buckets` (seconds for latencies).
+    public func histogram(
+        _ name: String, help: String, labels: [String] = [],
+        buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    ) -> Histogram {
+        let metric = Histogram(name: name, help: help, labelNames: labels, buckets: buckets.sorted(), maxSeries: maxSeriesPerMetric)
+        metrics.withLock { $0.append(metric) }
+        return metric
+    }
+
+    /// Adds text produced at scrape time (already in exposition format), for
+    /// figures read from elsewhere such as a connection pool.
+    public func addCollector(_ collector: @escaping @Sendable () -> String) {
+        collectors.withLock { $0.append(collector) }
+    }
+
+    /// The exposition text of every metric.
+    public func render() -> String {
+        var output = ""
+        for metric in metrics.withLock({ $0 }) { metric.render(into: &output) }
+        for collector in collectors.withLock({ $0 }) {
+            var text = collector()
+            if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
+            output += text
+        }
+        return output
+    }
+}
+
+protocol RenderableMetric: Sendable {
+    func render(into output: inout String)
+}
+
+/// Label handling shared by the metric kinds.
+struct LabelSet {
+    static func key(_ values: [String], names: [String]) -> [String] {
+        var values = values
+        if values.count < names.count { values += Array(repeating: "", count: names.count - values.count) }
+        if values.count > names.count { values.removeLast(values.count - names.count) }
+        return values
+    }
+
+    static func text(_ names: [String], _ values: [String], extra: (String, String)? = nil) -> String {
+        var pairs = zip(names, values).map { "\($0)=\"\(escape($1))\"" }
+        if let extra { pairs.append("\(extra.0)=\"\(extra.1)\"") }
+        return pairs.isEmpty ? "" : "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    static func escape(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        if value == .infinity { return "+Inf" }
+        return String(value)
+    }
+}
+
+/// A monotonically increasing count per label set.
+public final class Counter: RenderableMetric {
+    let name: String
+    let help: String
+    let labelNames: [String]
+    let maxSeries: Int
+    private let values = Mutex<[[String]: Double]>([:])
+
+    init(name: String, help: String, labelNames: [String], maxSeries: Int) {
+        self.name = name
+        self.help = help
+        self.labelNames = labelNames
+        self.maxSeries = maxSeries
+    }
+
+    /// Adds `amount` (≥ 0) to the series with these label values.
+    public func increment(_ labels: [String] = [], by amount: Double = 1) {
+        let key = LabelSet.key(labels, names: labelNames)
+        values.withLock { values in
+            if values[key] == nil, values.count >= maxSeries {
+                values[key.map { _ in "__other__" }, default: 0] += max(0, amount)
+            } else {
+                values[key, default: 0] += max(0, amount)
+            }
+        }
+    }
+
+    /// The current value of a series.
+    public func value(_ labels: [String] = []) -> Double {
+        values.withLock { $0[LabelSet.key(labels, names: labelNames)] ?? 0 }
+    }
+
+    func render(into output: inout String) {
+        output += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        let snapshot = values.withLock { $0 }
+        for (key, value) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            output += "\(name)\(LabelSet.text(labelNames, key)) \(LabelSet.format(value))\n"
+        }
+    }
+}
+
+/// A value that goes up and down per label set.
+public final class Gauge: RenderableMetric {
+    let name: String
+    let help: String
+    let labelNames: [String]
+    let maxSeries: Int
+    private let values = Mutex<[[String]: Double]>([:])
+
+    init(name: String, help: String, labelNames: [String], maxSeries: Int) {
+        self.name = name
+        self.help = help
+        self.labelNames = labelNames
+        self.maxSeries = maxSeries
+    }
+
+    /// Adds `amount` (may be negative).
+    public func add(_ amount: Double, _ labels: [String] = []) {
+        let key = LabelSet.key(labels, names: labelNames)
+        values.withLock { values in
+            guard values[key] != nil || values.count < maxSeries else { return }
+            values[key, default: 0] += amount
+        }
+    }
+
+    /// Sets the series to `value`.
+    public func set(_ value: Double, _ labels: [String] = []) {
+        let key = LabelSet.key(labels, names: labelNames)
+        values.withLock { values in
+            guard values[key] != nil || values.count < maxSeries else { return }
+            values[key] = value
+        }
+    }
+
+    /// The current value of a series.
+    public func value(_ labels: [String] = []) -> Double {
+        values.withLock { $0[LabelSet.key(labels, names: labelNames)] ?? 0 }
+    }
+
+    func render(into output: inout String) {
+        output += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+        let snapshot = values.withLock { $0 }
+        if snapshot.isEmpty, labelNames.isEmpty { output += "\(name) 0\n" }
+        for (key, value) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            output += "\(name)\(LabelSet.text(labelNames, key)) \(LabelSet.format(value))\n"
+        }
+    }
+}
+
+/// Observations counted into cumulative buckets per label set.
+public final class Histogram: RenderableMetric {
+    let name: String
+    let help: String
+    let labelNames: [String]
+    let buckets: [Double]
+    let maxSeries: Int
+    private let series = Mutex<[[String]: Series]>([:])
+
+    struct Series {
+        var counts: [UInt64]
+        var sum: Double = 0
+        var count: UInt64 = 0
+    }
+
+    init(name: String, help: String, labelNames: [String], buckets: [Double], maxSeries: Int) {
+        self.name = name
+        self.help = help
+        self.labelNames = labelNames
+        self.buckets = buckets
+        self.maxSeries = maxSeries
+    }
+
+    /// Records one observation (seconds, for latencies).
+    public func observe(_ value: Double, _ labels: [String] = []) {
+        var key = LabelSet.key(labels, names: labelNames)
+        let bucket = buckets.firstIndex { value <= $0 } ?? buckets.count
+        series.withLock { series in
+            if series[key] == nil, series.count >= maxSeries { key = key.map { _ in "__other__" } }
+            var entry = series[key] ?? Series(counts: Array(repeating: 0, count: buckets.count + 1))
+            entry.counts[bucket] += 1
+            entry.sum += value
+            entry.count += 1
+            series[key] = entry
+        }
+    }
+
+    /// Observations recorded for a series.
+    public func count(_ labels: [String] = []) -> UInt64 {
+        series.withLock { $0[LabelSet.key(labels, names: labelNames)]?.count ?? 0 }
+    }
+
+    func render(into output: inout String) {
+        output += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        let snapshot = series.withLock { $0 }
+        for (key, entry) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            var cumulative: UInt64 = 0
+            for (index, bound) in buckets.enumerated() {
+                cumulative += entry.counts[index]
+                output += "\(name)_bucket\(LabelSet.text(labelNames, key, extra: ("le", LabelSet.format(bound)))) \(cumulative)\n"
+            }
+            cumulative += entry.counts[buckets.count]
+            output += "\(name)_bucket\(LabelSet.text(labelNames, key, extra: ("le", "+Inf"))) \(cumulative)\n"
+            output += "\(name)_sum\(LabelSet.text(labelNames, key)) \(entry.sum)\n"
+            output += "\(name)_count\(LabelSet.text(labelNames, key)) \(entry.count)\n"
+        }
+    }
+}

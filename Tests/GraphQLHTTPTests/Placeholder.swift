@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the GraphQLHTTP target arrive with its implementation.
