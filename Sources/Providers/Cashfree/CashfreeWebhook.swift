@@ -23,3 +23,38 @@ enum CashfreeWebhook {
                                       scheme: .hmacSHA256Base64))
     }
 }
+
+extension CashfreeWebhook {
+    /// Normalises `{"data":{order,payment|refund},"type"}` (cashfree.md §6).
+    /// Amounts are read from the raw number text (`170.00`).
+    static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
+        let rules = AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max)
+        switch WireCoding.decodeOrExplain(CashfreeWebhookEvent.self, from: request.body) {
+        case .failure(let failure): throw .webhookPayload(.cashfree, failure.message)
+        case .success(let wire):
+            var event = WebhookEvent(provider: .cashfree, eventID: "", type: wire.type, orderID: wire.data.order?.order_id)
+            if let payment = wire.data.payment {
+                event.paymentID = payment.cf_payment_id?.text
+                if let status = payment.payment_status {
+                    event.paymentStatus = CashfreeStatusMapping.payment(status)
+                    event.rawPaymentStatus = status
+                }
+                if let amount = payment.payment_amount ?? wire.data.order?.order_amount {
+                    event.amount = try CashfreeTransformers.decimal(amount, currency: payment.payment_currency, rules: rules, operation: "parseWebhook")
+                }
+            }
+            if let refund = wire.data.refund {
+                let mapped = try CashfreeTransformers.refund(refund, rules: rules, operation: "parseWebhook")
+                event.refundID = mapped.reference
+                event.refundStatus = mapped.status
+                event.paymentID = event.paymentID ?? mapped.paymentID
+                event.orderID = event.orderID ?? refund.order_id
+                event.amount = mapped.amount
+            }
+            let derived = [wire.type, event.orderID ?? "", event.paymentID ?? "", event.refundID ?? "",
+                           event.rawPaymentStatus ?? wire.data.refund?.refund_status ?? ""].joined(separator: ":")
+            event.eventID = request.header(idempotencyHeader) ?? derived
+            return event
+        }
+    }
+}

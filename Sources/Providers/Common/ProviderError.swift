@@ -21,7 +21,7 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case rejected, authenticationFailed, notFound, conflict, idempotencyConflict
             case rateLimited, providerUnavailable, timeout, network
-            case malformedResponse, invalidAmount, invalidRequest, unsupported
+            case malformedResponse, invalidAmount, invalidRequest, unsupported, cancelled
         }
         private let kind: Kind
 
@@ -51,6 +51,8 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(kind: .invalidRequest)
         /// The provider has no such operation (see ``ProviderCapabilities``).
         public static let unsupported = Code(kind: .unsupported)
+        /// The calling task was cancelled while the request was in flight: the outcome of a write is unknown.
+        public static let cancelled = Code(kind: .cancelled)
 
         /// A bounded, stable label for metrics (`"rate_limited"`).
         public var label: String {
@@ -68,6 +70,7 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             case .invalidAmount: "invalid_amount"
             case .invalidRequest: "invalid_request"
             case .unsupported: "unsupported"
+            case .cancelled: "cancelled"
             }
         }
 
@@ -87,6 +90,7 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             case .invalidAmount: "INVALID_AMOUNT"
             case .invalidRequest: "BAD_USER_INPUT"
             case .unsupported: "UNSUPPORTED_BY_PROVIDER"
+            case .cancelled: "REQUEST_CANCELLED"
             }
         }
 
@@ -95,14 +99,14 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             switch kind {
             case .rateLimited, .providerUnavailable, .timeout, .network: true
             case .rejected, .authenticationFailed, .notFound, .conflict, .idempotencyConflict,
-                 .malformedResponse, .invalidAmount, .invalidRequest, .unsupported: false
+                 .malformedResponse, .invalidAmount, .invalidRequest, .unsupported, .cancelled: false
             }
         }
 
         /// Whether a write may or may not have happened (reconcile before retrying without a key).
         public var outcomeUnknown: Bool {
             switch kind {
-            case .providerUnavailable, .timeout, .network, .malformedResponse: true
+            case .providerUnavailable, .timeout, .network, .malformedResponse, .cancelled: true
             case .rejected, .authenticationFailed, .notFound, .conflict, .idempotencyConflict,
                  .rateLimited, .invalidAmount, .invalidRequest, .unsupported: false
             }

@@ -89,13 +89,12 @@ struct ProviderHTTP: Sendable {
         let code: ProviderError.Code
         switch error.code {
         case .timeout, .connectTimeout: code = .timeout
-        case .cancelled: code = .timeout
+        case .cancelled: code = .cancelled
         case .responseTooLarge: code = .malformedResponse
         case .invalidRequest: code = .invalidRequest
         default: code = .network
         }
-        let message = error.code == .cancelled ? "cancelled before the provider answered: \(error.message)" : error.message
-        return ProviderError(code, provider: provider, operation: operation, message: message)
+        return ProviderError(code, provider: provider, operation: operation, message: error.message)
     }
 
     /// Maps a non-2xx response to a typed error, keeping what the provider said.

@@ -29,3 +29,34 @@ enum InstamojoWebhook {
         return .success(SignedMessage(message: Array(message.utf8), presentedSignature: mac, scheme: .hmacSHA1Hex))
     }
 }
+
+extension InstamojoWebhook {
+    /// Normalises the form fields (instamojo.md §5): `status` `Credit` = paid,
+    /// `Failed` = failed; anything else is unknown. Instamojo sends no event id:
+    /// the payment id and status identify the event.
+    static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
+        guard let pairs = WireCoding.formDecode(request.body) else { throw .webhookPayload(.instamojo, "body is not form data") }
+        var fields: [String: String] = [:]
+        for (name, value) in pairs where fields[name] == nil { fields[name] = value }
+        guard let paymentID = fields["payment_id"], !paymentID.isEmpty, let status = fields["status"] else {
+            throw .webhookPayload(.instamojo, "payment_id or status missing")
+        }
+        let paymentStatus: PaymentStatus = switch status {
+        case "Credit": .captured
+        case "Failed": .failed
+        default: .unknown(status)
+        }
+        var amount: Amount?
+        if let text = fields["amount"] {
+            do {
+                amount = try AmountConversion.fromDecimalText(text, currencyCode: fields["currency"],
+                                                              rules: AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max))
+            } catch {
+                throw .webhookPayload(.instamojo, "amount: \(error)")
+            }
+        }
+        let request = fields["payment_request_id"].flatMap { $0.isEmpty ? nil : $0 }
+        return WebhookEvent(provider: .instamojo, eventID: "\(paymentID):\(status)", type: status, orderID: request,
+                            paymentID: paymentID, paymentStatus: paymentStatus, rawPaymentStatus: status, amount: amount)
+    }
+}

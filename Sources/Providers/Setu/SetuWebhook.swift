@@ -9,3 +9,28 @@ enum SetuWebhook {
         return WebhookVerifier.verifyStaticKey(presented: request.header(apiKeyHeader), expected: key, headerName: apiKeyHeader)
     }
 }
+
+extension SetuWebhook {
+    /// Normalises a user event (setu.md §6). Setu sends no event id; the event
+    /// name with `refId` (or `txnId`, `orderId`) identifies it.
+    static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
+        switch WireCoding.decodeOrExplain(SetuWebhookEvent.self, from: request.body) {
+        case .failure(let failure): throw .webhookPayload(.setu, failure.message)
+        case .success(let wire):
+            var amount: Amount?
+            if let paid = wire.amountPaid {
+                do {
+                    amount = try AmountConversion.fromDecimalText(paid.text, currencyCode: "INR",
+                                                                  rules: AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max),
+                                                                  syntax: .jsonNumber)
+                } catch {
+                    throw .webhookPayload(.setu, "amountPaid: \(error)")
+                }
+            }
+            let key = wire.refId ?? wire.txnId ?? wire.orderId ?? ""
+            return WebhookEvent(provider: .setu, eventID: "\(wire.event):\(key)", type: wire.event, orderID: wire.orderId,
+                                paymentID: wire.txnId, paymentStatus: SetuStatusMapping.payment(event: wire.event),
+                                rawPaymentStatus: wire.status, amount: amount)
+        }
+    }
+}

@@ -42,7 +42,13 @@ import Testing
             }
 
             let hooks = try await h.webhooks(provider: "cashfree")
-            #expect(hooks.contains { $0.event == "PAYMENT_SUCCESS_WEBHOOK" })
+            let success = try #require(hooks.first { $0.event == "PAYMENT_SUCCESS_WEBHOOK" })
+            let event = try Webhooks.verifiedEvent(provider: .cashfree, request: success.request,
+                                                   secret: Secret(h.credentials.cashfreeClientSecret)).get()
+            #expect(event.orderID == "order_cf_0001")
+            #expect(event.paymentID == payment.id)
+            #expect(event.paymentStatus == .captured)
+            #expect(event.amount == .inr(1010))
             for hook in hooks {
                 #expect(cashfree.verifyWebhook(hook.request) == .valid, "\(hook.event)")
                 // Tampering with the body (e.g. re-serialising 10.10 as 10.1) breaks it.

@@ -38,6 +38,24 @@ import Testing
         }
     }
 
+    @Test func cancellingTheCallerAbortsPromptly() async throws {
+        try await SandboxHarness.run { h in
+            try await h.fault(#"{"route":"GET /cashfree/pg/orders/*","kind":"timeout","ms":20000}"#)
+            let cashfree = h.cashfree
+            let clock = ContinuousClock()
+            let started = clock.now
+            let task = Task { () -> ProviderError? in
+                do throws(ProviderError) { _ = try await cashfree.fetchOrder(id: "order_held"); return nil } catch { return error }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            let error = await task.value
+            #expect(error?.code == .cancelled)
+            #expect(error?.code.outcomeUnknown == true)
+            #expect(clock.now - started < .seconds(1))
+        }
+    }
+
     @Test func serverErrorsAreUnavailableAndRetriedOnlyWhenSafe() async throws {
         try await SandboxHarness.run { h in
             // POST without an idempotency key: one attempt, 503 → providerUnavailable.

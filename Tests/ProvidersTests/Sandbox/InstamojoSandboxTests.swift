@@ -56,7 +56,13 @@ import Testing
             }
 
             let hooks = try await h.webhooks(provider: "instamojo")
-            #expect(!hooks.isEmpty)
+            let credit = try #require(hooks.first)
+            let event = try Webhooks.verifiedEvent(provider: .instamojo, request: credit.request,
+                                                   secret: Secret(h.credentials.instamojoPrivateSalt)).get()
+            #expect(event.paymentID == payment.id)
+            #expect(event.orderID == order.id)
+            #expect(event.paymentStatus == .captured)
+            #expect(event.amount == .inr(250_000))
             for hook in hooks {
                 #expect(instamojo.verifyWebhook(hook.request) == .valid, "\(hook.event)")
                 #expect(!InstamojoAdapter.verifyWebhook(hook.request, salt: Secret("another-salt")).isValid)

@@ -87,6 +87,14 @@ import Testing
             // Every webhook the sandbox sent verifies with the webhook secret, and not with the key secret.
             let hooks = try await h.webhooks(provider: "razorpay")
             #expect(Set(hooks.map(\.event)).isSuperset(of: ["payment.captured", "order.paid"]))
+            let captured = try #require(hooks.first { $0.event == "payment.captured" })
+            let event = try Webhooks.verifiedEvent(provider: .razorpay, request: captured.request,
+                                                   secret: Secret(h.credentials.razorpayWebhookSecret)).get()
+            #expect(event.paymentID == payment.id)
+            #expect(event.orderID == order.id)
+            #expect(event.paymentStatus == .captured)
+            #expect(event.amount == .inr(29_935))
+            #expect(event.eventID == captured.request.header("x-razorpay-event-id"))
             for hook in hooks {
                 #expect(razorpay.verifyWebhook(hook.request) == .valid, "\(hook.event)")
                 #expect(!RazorpayAdapter.verifyWebhook(hook.request, secret: Secret(h.credentials.razorpayKeySecret)).isValid)

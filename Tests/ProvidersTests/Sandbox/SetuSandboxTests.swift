@@ -39,7 +39,11 @@ import Testing
 
             _ = try await h.complete("setu", initiation.orderID, status: "paid")
             let hooks = try await h.webhooks(provider: "setu")
-            #expect(hooks.contains { $0.event == "bill_payment_success" })
+            let success = try #require(hooks.first { $0.event == "bill_payment_success" })
+            let event = try Webhooks.verifiedEvent(provider: .setu, request: success.request, secret: Secret(h.credentials.setuWebhookKey)).get()
+            #expect(event.orderID == initiation.orderID)
+            #expect(event.paymentStatus == .captured)
+            #expect(event.amount == initiation.amount)
             for hook in hooks {
                 #expect(setu.verifyWebhook(hook.request) == .valid)
                 #expect(!SetuAdapter.verifyWebhook(hook.request, key: Secret("sandbox-setu-webhook-KEY")).isValid)
