@@ -65,21 +65,26 @@ struct ProviderHTTP: Sendable {
         throw classify(response, operation: operation)
     }
 
-    /// Sends and decodes a 2xx JSON body as `T`.
+    /// Sends and decodes a 2xx JSON body as `T`. `secretBearing` answers (tokens)
+    /// are never quoted in an error message.
     func json<T: Decodable>(_ type: T.Type, method: String, url: String, headers: [(name: String, value: String)],
-                            body: [UInt8] = [], operation: String, safeToRepeat: Bool) async throws(ProviderError) -> T {
+                            body: [UInt8] = [], operation: String, safeToRepeat: Bool,
+                            secretBearing: Bool = false) async throws(ProviderError) -> T {
         let response = try await send(method: method, url: url, headers: headers, body: body,
                                       operation: operation, safeToRepeat: safeToRepeat)
-        return try decode(type, from: response, operation: operation)
+        return try decode(type, from: response, operation: operation, secretBearing: secretBearing)
     }
 
-    /// Decodes a 2xx body, or throws `.malformedResponse` naming what was wrong.
-    func decode<T: Decodable>(_ type: T.Type, from response: HTTPClientResponse, operation: String) throws(ProviderError) -> T {
+    /// Decodes a 2xx body, or throws `.malformedResponse` naming what was wrong
+    /// (quoting the start of the body unless it may hold a secret).
+    func decode<T: Decodable>(_ type: T.Type, from response: HTTPClientResponse, operation: String,
+                              secretBearing: Bool = false) throws(ProviderError) -> T {
         switch WireCoding.decodeOrExplain(type, from: response.body) {
         case .success(let value): return value
         case .failure(let failure):
+            let quoted = secretBearing ? "(body withheld: it may carry a credential)" : Self.excerpt(response.body)
             throw ProviderError(.malformedResponse, provider: provider, operation: operation,
-                                message: "undocumented response body (\(failure.message)): \(Self.excerpt(response.body))",
+                                message: "undocumented response body (\(failure.message)): \(quoted)",
                                 httpStatus: response.status)
         }
     }

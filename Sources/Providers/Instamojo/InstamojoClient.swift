@@ -71,7 +71,8 @@ public struct InstamojoAdapter: OrderProvider {
             // Asking for a token twice is harmless, so the fetch may be retried.
             let token = try await http.json(InstamojoToken.self, method: "POST", url: tokenURL,
                                             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                                            body: WireCoding.formEncode(fields), operation: "fetchToken", safeToRepeat: true)
+                                            body: WireCoding.formEncode(fields), operation: "fetchToken", safeToRepeat: true,
+                                            secretBearing: true)
             return (token.access_token, token.expires_in)
         }
     }

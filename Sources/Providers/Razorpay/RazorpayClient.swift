@@ -230,7 +230,7 @@ public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhite
                                          url: url("/v1/upi/turbo/customer/session", base: configuration.turboBaseURL),
                                          headers: headers,
                                          body: body(RazorpayTurboSessionRequest(customer_reference: customerReference), operation: operation),
-                                         operation: operation, safeToRepeat: true)
+                                         operation: operation, safeToRepeat: true, secretBearing: true)
         return TurboUPISession(token: Secret(answer.token), expiresAt: answer.expire_at)
     }
 

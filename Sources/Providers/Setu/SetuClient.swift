@@ -80,7 +80,7 @@ public struct SetuAdapter: PaymentProvider {
             }
             let token = try await http.json(SetuToken.self, method: "POST", url: tokenURL,
                                             headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                            body: body, operation: "fetchToken", safeToRepeat: true)
+                                            body: body, operation: "fetchToken", safeToRepeat: true, secretBearing: true)
             return (token.token, token.expiresIn)
         }
     }

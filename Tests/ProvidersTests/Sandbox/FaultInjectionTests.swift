@@ -102,6 +102,11 @@ import Testing
             let error = await expectProviderError(.malformedResponse) { _ = try await h.razorpay.createOrder(CreateOrderRequest(reference: "rm", amount: .inr(100))) }
             #expect(error?.httpStatus == 200)
             #expect(error?.code.outcomeUnknown == true)
+            // A broken token answer is reported without quoting it (it may hold the token).
+            try await h.fault(#"{"route":"POST /instamojo/oauth2/token/","kind":"malformed","times":1}"#)
+            let token = await expectProviderError(.malformedResponse) { _ = try await h.instamojo().fetchPayment(id: "MOJO0000") }
+            #expect(token?.operation == "fetchToken")
+            #expect(token?.message.contains("withheld") == true)
             try await h.fault(#"{"route":"GET /instamojo/v2/payments/*","kind":"malformed"}"#)
             await expectProviderError(.malformedResponse) { _ = try await h.instamojo().fetchPayment(id: "MOJO0000") }
         }
