@@ -9,7 +9,8 @@ import GraphQL
 ///   stdout; reads stdin without FILE. A syntax error prints
 ///   `ERROR line:col message` on stderr and exits 1.
 /// - `validate --schema SDL_FILE [FILE]`: each validation error as
-///   `line:col message`, exit 1 if any; syntax errors as in `format`.
+///   `line:col message` on stdout, exit 1 if any; syntax errors as in
+///   `format`; an unusable schema prints its problems on stderr and exits 2.
 /// - `bench ...`: the engine benchmark (see Benchmarks/graphql).
 ///
 /// Input bytes that are not valid UTF-8 are repaired (each bad sequence
@@ -27,9 +28,7 @@ enum GraphQLCommand {
         switch subcommand {
         case "format": return try format(rest)
         case "validate": return try validate(rest)
-        case "bench":
-            printError("payql graphql bench: the benchmark is not part of this build yet")
-            return 2
+        case "bench": return try await GraphQLBenchCommand.run(rest)
         default: throw UsageError("unknown subcommand '\(subcommand)'\n\(usage)")
         }
     }
@@ -62,9 +61,26 @@ enum GraphQLCommand {
         let options = try Options(arguments)
         guard let schemaPath = options.string("schema") else { throw UsageError("validate needs --schema SDL_FILE") }
         guard options.positional.count <= 1 else { throw UsageError("validate takes at most one FILE") }
-        _ = schemaPath
-        printError("payql graphql validate: the validator is not part of this build yet")
-        return 2
+        let schema: GraphQLSchema
+        do {
+            schema = try GraphQLSchema(sdl: try readInput(schemaPath))
+        } catch let error as SchemaError {
+            // The schema itself is unusable: report where, and exit as for bad usage.
+            for problem in error.errors { printError(errorLine(problem, prefix: "\(schemaPath): ")) }
+            return 2
+        }
+        let text = try readInput(options.positional.first)
+        let document: Document
+        do {
+            document = try Parser.parse(Source(body: text, name: options.positional.first ?? "<stdin>"),
+                                        limits: try limits(options))
+        } catch let error as GraphQLError {
+            printError(errorLine(error))
+            return 1
+        }
+        let errors = GraphQL.validate(schema: schema, document: document)
+        writeOut(errors.map { errorLine($0, prefix: "") + "\n" }.joined())
+        return errors.isEmpty ? 0 : 1
     }
 
     /// `line:col message` for the error's first location (`ERROR ` prefix for syntax errors).
