@@ -289,6 +289,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     /// POST bodies must be `application/json`, UTF-8 (the default) if a charset is given.
     static func checkContentType(_ value: String?) throws(GraphQLHTTPError) {
+        if value == "application/json" || value == "application/json; charset=utf-8" { return }
         guard let value, !value.trimmedWhitespace.isEmpty else {
             throw GraphQLHTTPError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE", message: "POST requests need Content-Type: application/json.")
         }

@@ -18,7 +18,14 @@ public enum GraphQLMediaType: Sendable, Equatable {
     /// ties; `*/*`, `application/*` and an absent header mean `application/json`.
     /// `nil` when the header accepts neither (answer 406).
     public static func negotiate(accept: String?) -> GraphQLMediaType? {
-        guard let accept, !accept.allSatisfy({ $0 == " " || $0 == "\t" }) else { return .json }
+        guard let accept else { return .json }
+        // The common exact values skip the general parse.
+        switch accept {
+        case "application/json", "*/*": return .json
+        case "application/graphql-response+json": return .graphQLResponseJSON
+        default: break
+        }
+        if accept.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .json }
         var best: (type: GraphQLMediaType, q: Double, specific: Bool)? = nil
         for range in accept.split(separator: ",") {
             let parsed = MediaRange(String(range))

@@ -159,6 +159,16 @@ import Testing
         }
     }
 
+    @Test func oversizeBodyGets413() async throws {
+        try await withGraphQLServer(limits: .init(maxBodyBytes: 64)) { server in
+            let big = try await server.post(json: ["query": .string("{ hello(name: \"\(String(repeating: "x", count: 100))\") }")])
+            #expect(big.status == 413)
+            #expect(big.contentType.hasPrefix("application/json"))
+            #expect(big.firstErrorCode == "PAYLOAD_TOO_LARGE")
+            #expect(try await server.post(json: ["query": "{ __typename }"]).status == 200)
+        }
+    }
+
     @Test func otherMethodsGet405WithAllow() async throws {
         try await withGraphQLServer { server in
             let response = try await request(port: server.port, "PUT", "/graphql", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))

@@ -61,11 +61,11 @@ func percentEncode(_ text: String) -> String {
 @discardableResult
 func withGraphQLServer<T>(
     _ configuration: GraphQLHTTPConfiguration = GraphQLHTTPConfiguration(schemaSDL: ExampleSchema.sdl),
-    logger: (any RequestLogger)? = nil, readiness: [ReadinessCheck] = [],
+    logger: (any RequestLogger)? = nil, readiness: [ReadinessCheck] = [], limits: HTTPServerConfiguration.Limits = .init(),
     _ body: (GraphQLServer) async throws -> T
 ) async throws -> T {
     let handler = GraphQLHTTPHandler(schema: try ExampleSchema.make(), configuration: configuration, readiness: readiness)
-    let server = try HTTPServer(configuration: HTTPServerConfiguration(logger: logger), handler: handler)
+    let server = try HTTPServer(configuration: HTTPServerConfiguration(limits: limits, logger: logger), handler: handler)
     let running = GraphQLServer(server: server, handler: handler)
     do {
         let result = try await body(running)
