@@ -25,8 +25,11 @@ final class Transfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let maxResponseBytes: Int
+    private let method: String
+    private let url: String
     /// `METHOD scheme://host/path` (no query string: it may carry identifiers or tokens), for messages.
-    let label: String
+    /// Computed only when a message needs it: it is not free, and most transfers succeed.
+    var label: String { "\(method) \(Transfer.redact(url))" }
 
     private var received: [UInt8] = []
     private var receivedHeaders: [(name: String, value: String)] = []
@@ -39,7 +42,8 @@ final class Transfer: @unchecked Sendable {
 
     /// Builds the easy handle for one attempt with the given total timeout.
     init(request: HTTPClientRequest, timeout: Duration, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
-        label = "\(request.method) \(Transfer.redact(request.url))"
+        method = request.method
+        url = request.url
         guard curlGlobalInitialized else {
             throw HTTPClientError(code: .transport, message: "curl_global_init failed")
         }
@@ -74,7 +78,7 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_TIMEOUT_MS, long: Transfer.milliseconds(timeout))
         try set(CURLOPT_CONNECTTIMEOUT_MS, long: Transfer.milliseconds(min(request.connectTimeout, timeout)))
         try set(CURLOPT_HTTP_VERSION, long: Int(configuration.allowHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
-        if configuration.allowHTTP2, request.url.lowercased().hasPrefix("https://") {
+        if configuration.allowHTTP2, Transfer.hasScheme(request.url, "https://") {
             // Concurrent first requests wait for the connection being made, to multiplex on it
             // if it turns out HTTP/2, instead of each opening its own.
             try set(CURLOPT_PIPEWAIT, long: 1)
@@ -164,8 +168,7 @@ final class Transfer: @unchecked Sendable {
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(Transfer.isTokenByte) else {
             throw HTTPClientError(code: .invalidRequest, message: "invalid method \"\(request.method)\"")
         }
-        let lower = request.url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        guard Transfer.hasScheme(request.url, "http://") || Transfer.hasScheme(request.url, "https://") else {
             throw HTTPClientError(code: .invalidRequest, message: "only absolute http:// and https:// URLs are supported (\(label))")
         }
         guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -180,6 +183,17 @@ final class Transfer: @unchecked Sendable {
                 throw HTTPClientError(code: .invalidRequest, message: "header \(name) has a line break or NUL in its value (\(label))")
             }
         }
+    }
+
+    /// Whether `url` starts with `prefix` (lower-case ASCII), ignoring case.
+    static func hasScheme(_ url: String, _ prefix: String) -> Bool {
+        var characters = url.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = characters.next() else { return false }
+            let lower = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+            guard lower == expected else { return false }
+        }
+        return true
     }
 
     /// RFC 9110 `tchar`.
@@ -207,29 +221,30 @@ final class Transfer: @unchecked Sendable {
     /// Collects one header line; a status line starts a new header block
     /// (after a `100 Continue` or any other interim response only the last block counts).
     private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        // Works on bytes: cheaper than Characters, and "\r\n" is one Character in Swift.
+        let space: UInt8 = 0x20, tab: UInt8 = 0x09
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
-        // ("\r\n" is one Character in Swift, hence trimming bytes, not characters.)
-        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        guard end > 0 else { return bytes.count }
+        func text(_ range: Range<Int>) -> String {
+            var lower = range.lowerBound, upper = range.upperBound
+            while lower < upper, bytes[lower] == space || bytes[lower] == tab { lower += 1 }
+            while upper > lower, bytes[upper - 1] == space || bytes[upper - 1] == tab { upper -= 1 }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
+        }
+        if end >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+            // A status line starts a new header block.
             receivedHeaders.removeAll(keepingCapacity: true)
-        } else if let first = line.first, first == " " || first == "\t", !receivedHeaders.isEmpty {
+        } else if bytes[0] == space || bytes[0] == tab {
             // Obsolete line folding: a continuation of the previous field's value.
-            receivedHeaders[receivedHeaders.count - 1].value += " " + Transfer.trimmed(line)
-        } else if let colon = line.firstIndex(of: ":") {
-            receivedHeaders.append((
-                name: String(line[..<colon]),
-                value: Transfer.trimmed(line[line.index(after: colon)...])
-            ))
+            if !receivedHeaders.isEmpty {
+                receivedHeaders[receivedHeaders.count - 1].value += " " + text(0..<end)
+            }
+        } else if let colon = bytes[..<end].firstIndex(of: UInt8(ascii: ":")) {
+            receivedHeaders.append((name: text(0..<colon), value: text((colon + 1)..<end)))
         }
         return bytes.count
-    }
-
-    private static func trimmed(_ text: Substring) -> String {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 
     // MARK: Completion (I/O thread)

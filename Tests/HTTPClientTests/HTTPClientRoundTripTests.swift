@@ -62,6 +62,22 @@ struct HTTPClientRoundTripTests {
         }
     }
 
+    @Test func responseHeadersAreTrimmedUnfoldedAndKeptInOrder() async throws {
+        let headers: [(String, String)] = [
+            ("X-Padded", "  padded value \t"), ("X-Folded", "first\r\n  second"), ("Set-Cookie", "a=1"),
+            ("X-Empty", ""), ("set-cookie", "b=2"), ("X-Colon", "a: b"),
+        ]
+        try await withServer(handler: { _, _ in .respond(status: 200, headers: headers) }) { server, client in
+            let response = try await client.execute(HTTPClientRequest(url: server.url("/h")))
+            #expect(response.header("x-padded") == "padded value")
+            #expect(response.header("X-Folded") == "first second")
+            #expect(response.header("X-Empty") == "")
+            #expect(response.header("X-Colon") == "a: b")
+            #expect(response.headers(named: "Set-Cookie") == ["a=1", "b=2"])
+            #expect(response.headers.map(\.name).prefix(6) == ["X-Padded", "X-Folded", "Set-Cookie", "X-Empty", "set-cookie", "X-Colon"])
+        }
+    }
+
     @Test func errorStatusesAreResponsesNotErrors() async throws {
         try await withServer(handler: { _, _ in .respond(status: 422, body: Array("{\"error\":\"bad\"}".utf8)) }) { server, client in
             let response = try await client.execute(HTTPClientRequest(url: server.url("/bad")))
