@@ -45,12 +45,17 @@ final class CurlEventLoop: Sendable {
         multi = MultiHandle(handle)
         let perHost = max(1, configuration.maxConnectionsPerHost)
         let total = max(perHost, configuration.maxTotalConnections)
-        // Without MAXCONNECTS the idle cache shrinks as handles are removed and
-        // connections get closed and reopened (FACTS.md: up to 7x more connects).
-        try multi.set(CURLMOPT_MAXCONNECTS, total)
-        try multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, total)
-        try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, perHost)
-        try multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        do {
+            // Without MAXCONNECTS the idle cache shrinks as handles are removed and
+            // connections get closed and reopened (FACTS.md: up to 7x more connects).
+            try multi.set(CURLMOPT_MAXCONNECTS, total)
+            try multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, total)
+            try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, perHost)
+            try multi.set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        } catch {
+            multi.free()
+            throw error
+        }
 
         // The thread owns a +1 reference to the loop until `run()` returns.
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -63,6 +68,7 @@ final class CurlEventLoop: Sendable {
         }, context)
         guard created == 0 else {
             Unmanaged<CurlEventLoop>.fromOpaque(context).release()
+            multi.free()
             throw HTTPClientError(code: .transport, message: "pthread_create failed: \(String(cString: strerror(created)))")
         }
         pthread_detach(thread)

@@ -23,7 +23,8 @@ import Synchronization
 public final class HTTPClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: HTTPClientConfiguration
-    private let loop: CurlEventLoop
+    /// The I/O thread and its multi handle (internal for the lifecycle tests).
+    let loop: CurlEventLoop
 
     /// Creates a client and starts its I/O thread.
     /// - Throws: ``HTTPClientError`` with code `.transport` when libcurl or the thread cannot start.
