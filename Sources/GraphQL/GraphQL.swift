@@ -1,4 +1,114 @@
 /// PayQL's GraphQL engine: language, schema, validation, execution and
 /// introspection, written to the GraphQL specification. Imports the standard
 /// library (and PayQL's `JSON` values) only: no Foundation, no I/O.
-public enum GraphQLEngine {}
+///
+/// ``GraphQLEngine`` is the front door: one per schema, shared by every request.
+public import JSON
+
+/// One GraphQL request as a client sends it.
+public struct GraphQLRequest: Sendable {
+    /// The document text.
+    public var query: String
+    /// The operation to run, when the document holds several.
+    public var operationName: String?
+    /// The variables' JSON values.
+    public var variables: JSONObject
+
+    /// Creates a request.
+    public init(query: String, operationName: String? = nil, variables: JSONObject = [:]) {
+        self.query = query
+        self.operationName = operationName
+        self.variables = variables
+    }
+}
+
+/// The response of one request (`{"errors": [...], "data": {...}}`).
+public typealias GraphQLResponse = ExecutionResult
+
+/// Parses (through a bounded document cache), validates and executes requests
+/// against one schema.
+public final class GraphQLEngine: Sendable {
+    /// The schema requests run against.
+    public let schema: GraphQLSchema
+    /// Parser limits for request documents (size, tokens, depth).
+    public let limits: ParserLimits
+    /// Parsed and validated documents by text; `nil` disables caching.
+    public let cache: DocumentCache?
+    /// The most validation errors reported for one document.
+    public let maxValidationErrors: Int
+
+    /// Creates an engine; `cacheCapacity` 0 disables the document cache.
+    public init(schema: GraphQLSchema, limits: ParserLimits = ParserLimits(), cacheCapacity: Int = 1_000, maxValidationErrors: Int = 100) {
+        self.schema = schema
+        self.limits = limits
+        self.cache = cacheCapacity > 0 ? DocumentCache(capacity: cacheCapacity) : nil
+        self.maxValidationErrors = maxValidationErrors
+    }
+
+    /// The parsed and validated document for `text`, from the cache when possible.
+    public func prepare(_ text: String) -> PreparedDocument {
+        guard let cache else { return prepareUncached(text) }
+        return cache.document(for: text) { prepareUncached(text) }
+    }
+
+    /// Parses and validates `text` without the cache.
+    public func prepareUncached(_ text: String) -> PreparedDocument {
+        let document: Document
+        do {
+            document = try Parser.parse(text, limits: limits)
+        } catch {
+            return PreparedDocument(document: nil, errors: [error])
+        }
+        let errors = validate(schema: schema, document: document, maxErrors: maxValidationErrors)
+        return PreparedDocument(document: document, errors: errors)
+    }
+
+    /// Runs one request: prepare (cached), select the operation, coerce variables, execute.
+    ///
+    /// - Parameters:
+    ///   - context: the host's per-request value, handed to every resolver.
+    ///   - rootValue: the `source` of root fields.
+    ///   - loaders: the request's batch loaders (fresh by default).
+    public func execute(
+        _ request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) async -> GraphQLResponse {
+        let prepared = prepare(request.query)
+        return await execute(prepared, request: request, context: context, rootValue: rootValue, loaders: loaders)
+    }
+
+    /// Runs a request whose document is already prepared (e.g. a persisted query).
+    public func execute(
+        _ prepared: PreparedDocument,
+        request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) async -> GraphQLResponse {
+        guard prepared.errors.isEmpty, let document = prepared.document else {
+            return GraphQLResponse(data: nil, errors: prepared.errors)
+        }
+        let executionRequest = ExecutionRequest(
+            document: document,
+            operationName: request.operationName,
+            variables: request.variables,
+            context: context,
+            rootValue: rootValue,
+            loaders: loaders
+        )
+        return await GraphQL.execute(schema: schema, request: executionRequest, plans: prepared.plans)
+    }
+}
+
+/// Parses, validates and executes one request without a cache (graphql-js `graphql()`).
+public func graphql(
+    schema: GraphQLSchema,
+    request: GraphQLRequest,
+    context: any Sendable = JSONValue.null,
+    rootValue: any Sendable = JSONValue.null
+) async -> GraphQLResponse {
+    let engine = GraphQLEngine(schema: schema, cacheCapacity: 0)
+    return await engine.execute(request, context: context, rootValue: rootValue)
+}

@@ -6,11 +6,14 @@ public final class PreparedDocument: Sendable {
     public let document: Document?
     /// Syntax or validation errors; empty when the document may be executed.
     public let errors: [GraphQLError]
+    /// Execution plans of a valid document, shared by the requests that run it.
+    let plans: PlanCache?
 
     /// Wraps a parse/validate outcome.
     public init(document: Document?, errors: [GraphQLError]) {
         self.document = document
         self.errors = errors
+        self.plans = errors.isEmpty ? document.map(PlanCache.init(document:)) : nil
     }
 }
 

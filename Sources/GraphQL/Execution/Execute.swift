@@ -5,27 +5,22 @@ public import JSON
 /// concurrently where resolvers are async, mutation root fields one after the
 /// other) and returns the ordered result with its errors.
 public func execute(schema: GraphQLSchema, request: ExecutionRequest) async -> ExecutionResult {
+    await execute(schema: schema, request: request, plans: nil)
+}
+
+/// Executes with plans cached per document (see ``PreparedDocument``).
+func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) async -> ExecutionResult {
+    let document = request.document
     let operation: OperationDefinition
-    switch selectOperation(in: request.document, named: request.operationName) {
+    switch selectOperation(in: document, named: request.operationName) {
     case .success(let found): operation = found
     case .failure(let error): return ExecutionResult(data: nil, errors: [error])
     }
     let variables: JSONObject
-    switch coerceVariableValues(schema: schema, operation: operation, inputs: request.variables, source: request.document.source) {
+    switch coerceVariableValues(schema: schema, operation: operation, inputs: request.variables, source: document.source) {
     case .success(let coerced): variables = coerced
     case .failure(let failure): return ExecutionResult(data: nil, errors: failure.errors)
     }
-    return await execute(schema: schema, document: request.document, operation: operation, variables: variables, request: request)
-}
-
-/// Executes `operation` with already coerced `variables`.
-func execute(
-    schema: GraphQLSchema,
-    document: Document,
-    operation: OperationDefinition,
-    variables: JSONObject,
-    request: ExecutionRequest
-) async -> ExecutionResult {
     let rootType: GraphQLObjectType?
     switch operation.operation {
     case .query: rootType = schema.queryType
@@ -39,14 +34,32 @@ func execute(
         )
         return ExecutionResult(data: nil, errors: [error])
     }
+
+    let plan: OperationPlan
+    let key = plans?.key(operation: request.operationName, variables: variables)
+    if let key, let cached = plans?.plan(for: key) {
+        plan = cached
+    } else {
+        var fragments: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
+            fragments[fragment.name.value] = fragment
+        }
+        var planner = Planner(schema: schema, fragments: fragments, variables: variables)
+        do {
+            plan = try planner.plan(operation, rootType: rootType)
+        } catch {
+            return ExecutionResult(data: nil, errors: [GraphQLError(error.message)])
+        }
+        if let key { plans?.store(plan, for: key) }
+    }
+
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
-    let executor = Executor(schema: schema, document: document, variables: variables, scope: scope)
-    let plans = executor.plans(for: rootType, selectionSets: [operation.selectionSet])
+    let executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, fieldCount: plan.fieldCount)
     let data: JSONValue
     if operation.operation == .mutation {
-        data = await executor.executeSerially(plans, rootType: rootType, rootValue: request.rootValue)
+        data = await executor.executeSerially(plan.root, rootValue: request.rootValue)
     } else {
-        switch executor.executeFields(plans, objectTypeName: rootType.name, source: request.rootValue) {
+        switch executor.executeFields(plan.root, source: request.rootValue) {
         case .value(let value):
             data = value
         case .node(let node):
@@ -196,9 +209,9 @@ extension Executor {
     }
 
     /// Mutation root fields, each finished before the next starts (spec §6.2.2).
-    func executeSerially(_ plans: [FieldPlan], rootType: GraphQLObjectType, rootValue: any Sendable) async -> JSONValue {
+    func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async -> JSONValue {
         let node = ResultNode(object: JSONObject())
-        for plan in plans {
+        for plan in selection.fields {
             pathKeys.removeAll(keepingCapacity: true)
             pathObjects.removeAll(keepingCapacity: true)
             push(.key(plan.responseKey))

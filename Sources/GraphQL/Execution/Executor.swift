@@ -80,7 +80,6 @@ struct PendingWork {
 /// arrives, which may queue more work.
 final class Executor {
     let schema: GraphQLSchema
-    let fragments: [String: FragmentDefinition]
     let variables: JSONObject
     let scope: RequestScope
     let source: Source
@@ -89,17 +88,15 @@ final class Executor {
     /// The response path of the value being completed, and its materialised objects.
     var pathKeys: [PathElement] = []
     var pathObjects: [ResponsePath?] = []
+    /// Arguments that depend on variables, coerced once per request, by plan index.
+    var argumentMemo: [Result<JSONObject, FieldError>?]
 
-    init(schema: GraphQLSchema, document: Document, variables: JSONObject, scope: RequestScope) {
+    init(schema: GraphQLSchema, source: Source, variables: JSONObject, scope: RequestScope, fieldCount: Int) {
         self.schema = schema
-        var fragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
-            fragments[fragment.name.value] = fragment
-        }
-        self.fragments = fragments
         self.variables = variables
         self.scope = scope
-        self.source = document.source
+        self.source = source
+        self.argumentMemo = Array(repeating: nil, count: fieldCount)
         pathKeys.reserveCapacity(16)
         pathObjects.reserveCapacity(16)
     }
@@ -156,10 +153,10 @@ final class Executor {
     // MARK: Objects
 
     /// Executes `plans` on `source` (spec §6.3 "ExecuteSelectionSet").
-    func executeFields(_ plans: [FieldPlan], objectTypeName: String, source: any Sendable) -> Completed {
-        var object = JSONObject(capacity: plans.count)
+    func executeFields(_ selection: SelectionPlan, source: any Sendable) -> Completed {
+        var object = JSONObject(capacity: selection.fields.count)
         var node: ResultNode?
-        for plan in plans {
+        for plan in selection.fields {
             push(.key(plan.responseKey))
             let completed = executeField(plan, source: source)
             switch completed {
@@ -197,19 +194,9 @@ final class Executor {
         let raw: (any Sendable)?
         if let resolver = plan.definition.resolver {
             let arguments: JSONObject
-            if let cached = plan.arguments {
-                switch cached {
-                case .success(let value): arguments = value
-                case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
-                }
-            } else {
-                do {
-                    arguments = try argumentValues(plan.definition.arguments, nodes: plan.nodes[0].arguments)
-                    plan.arguments = .success(arguments)
-                } catch {
-                    plan.arguments = .failure(error)
-                    return fieldFailed(error, plan, type: plan.info.type)
-                }
+            switch plan.constantArguments ?? argumentMemo[plan.index] ?? coerceArguments(plan) {
+            case .success(let value): arguments = value
+            case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
             }
             let input = ResolveInput(
                 source: source,
@@ -230,6 +217,17 @@ final class Executor {
             raw = defaultResolve(source, plan.info.name)
         }
         return complete(plan.info.type, plan, raw)
+    }
+
+    func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
+        let result: Result<JSONObject, FieldError>
+        do {
+            result = .success(try ArgumentCoercion.coerce(plan.definition.arguments, nodes: plan.nodes[0].arguments, schema: schema, variables: variables))
+        } catch {
+            result = .failure(error)
+        }
+        argumentMemo[plan.index] = result
+        return result
     }
 
     @inline(__always) func fieldFailed(_ error: FieldError, _ plan: FieldPlan, type: GraphQLTypeReference) -> Completed {
@@ -270,20 +268,26 @@ final class Executor {
             } else if let deferred = raw as? Deferred {
                 return .pending(deferred)
             }
-            switch plan.namedReturnType {
-            case .scalar(let scalar)?:
+            switch plan.completion {
+            case .scalar(let scalar):
                 do { return .value(try scalar.serializeValue(raw)) } catch { throw FieldError(error.message) }
-            case .enum(let enumType)?:
+            case .enum(let enumType):
                 do { return .value(try enumType.serializeValue(raw)) } catch { throw FieldError(error.message) }
-            case .object(let objectType)?:
-                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
-            case .interface(let interface)?:
-                let objectType = try runtimeType(of: raw, abstractType: interface.name, resolver: interface.resolveType, plan)
-                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
-            case .union(let union)?:
-                let objectType = try runtimeType(of: raw, abstractType: union.name, resolver: union.resolveType, plan)
-                return executeFields(subPlans(of: plan, for: objectType), objectTypeName: objectType.name, source: raw)
-            case .inputObject?, nil:
+            case .object(_, let selection):
+                return executeFields(selection, source: raw)
+            case .abstract(let name, let resolveType, let plans):
+                let typeName = try runtimeTypeName(of: raw, abstractType: name, resolver: resolveType, plan)
+                guard let (_, selection) = plans[typeName] else {
+                    if schema.type(named: typeName) == nil {
+                        throw FieldError("Abstract type \"\(name)\" was resolved to a type \"\(typeName)\" that does not exist inside the schema.")
+                    }
+                    if schema.objectType(named: typeName) == nil {
+                        throw FieldError("Abstract type \"\(name)\" was resolved to a non-object type \"\(typeName)\".")
+                    }
+                    throw FieldError("Runtime Object type \"\(typeName)\" is not a possible type for \"\(name)\".")
+                }
+                return executeFields(selection, source: raw)
+            case .invalid:
                 throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
             }
         }
@@ -359,8 +363,8 @@ final class Executor {
         return true
     }
 
-    /// Spec §6.4.3 "ResolveAbstractType".
-    func runtimeType(of value: any Sendable, abstractType: String, resolver: TypeResolver?, _ plan: FieldPlan) throws(FieldError) -> GraphQLObjectType {
+    /// Spec §6.4.3 "ResolveAbstractType": the object type name of an abstract value.
+    func runtimeTypeName(of value: any Sendable, abstractType: String, resolver: TypeResolver?, _ plan: FieldPlan) throws(FieldError) -> String {
         let name: String?
         if let resolver {
             do {
@@ -374,16 +378,7 @@ final class Executor {
         guard let name else {
             throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.info.parentType).\(plan.info.name)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
-        guard let objectType = schema.objectType(named: name) else {
-            if schema.type(named: name) == nil {
-                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
-            }
-            throw FieldError("Abstract type \"\(abstractType)\" was resolved to a non-object type \"\(name)\".")
-        }
-        guard schema.isPossibleType(name, of: abstractType) else {
-            throw FieldError("Runtime Object type \"\(name)\" is not a possible type for \"\(abstractType)\".")
-        }
-        return objectType
+        return name
     }
 
     /// The `__typename` a value carries, if any.

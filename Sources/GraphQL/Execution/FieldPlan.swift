@@ -1,30 +1,68 @@
 import JSON
+import Synchronization
 
-/// The fields collected for one response key of a selection set on one object
-/// type (spec §6.3.2 "CollectFields"), with everything the executor looks up
-/// once per request instead of once per object: the definition, the named return
-/// type, the coerced arguments and the sub-selections per runtime type.
-final class FieldPlan {
+/// The fields of one selection set on one object type, collected (spec §6.3.2
+/// "CollectFields") and resolved against the schema once per document and
+/// assignment of the `@skip`/`@include` variables, then shared by every request
+/// that executes that document.
+final class SelectionPlan: Sendable {
+    let fields: [FieldPlan]
+
+    init(fields: [FieldPlan]) { self.fields = fields }
+}
+
+/// One response key of a selection: the field definition, its resolver, its
+/// arguments (coerced once when they use no variables) and how to complete its value.
+final class FieldPlan: Sendable {
+    /// Position among the operation's plans (indexes per-request argument memos).
+    let index: Int
     let responseKey: String
     let nodes: [Field]
     let definition: GraphQLFieldDefinition
     let info: FieldInfo
     let isTypename: Bool
-    /// The named type at the core of the field's type.
-    let namedReturnType: GraphQLNamedType?
-    /// Coerced arguments, computed on first use (they depend on variables only).
-    var arguments: Result<JSONObject, FieldError>?
-    /// Sub-selection plans by runtime object type name.
-    var subPlans: [(typeName: String, plans: [FieldPlan])] = []
+    /// Arguments coerced at planning time; `nil` when they depend on variables.
+    let constantArguments: Result<JSONObject, FieldError>?
+    let completion: Completion
 
-    init(responseKey: String, nodes: [Field], definition: GraphQLFieldDefinition, parentType: String, schema: GraphQLSchema) {
+    /// How a field's named return type completes.
+    enum Completion: Sendable {
+        case scalar(GraphQLScalarType)
+        case `enum`(GraphQLEnumType)
+        case object(GraphQLObjectType, SelectionPlan)
+        case abstract(name: String, resolveType: TypeResolver?, plans: [String: (GraphQLObjectType, SelectionPlan)])
+        case invalid
+    }
+
+    init(index: Int, responseKey: String, nodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
+         constantArguments: Result<JSONObject, FieldError>?, completion: Completion) {
+        self.index = index
         self.responseKey = responseKey
         self.nodes = nodes
         self.definition = definition
         self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type)
         self.isTypename = definition.name == "__typename"
-        self.namedReturnType = schema.type(named: definition.type.namedType)
+        self.constantArguments = constantArguments
+        self.completion = completion
     }
+}
+
+/// The plan of one operation, cached in its ``PreparedDocument``.
+final class OperationPlan: Sendable {
+    let root: SelectionPlan
+    let rootType: GraphQLObjectType
+    let fieldCount: Int
+
+    init(root: SelectionPlan, rootType: GraphQLObjectType, fieldCount: Int) {
+        self.root = root
+        self.rootType = rootType
+        self.fieldCount = fieldCount
+    }
+}
+
+/// A planning failure (only for documents validation would reject, such as fragment cycles).
+struct PlanningError: Error {
+    let message: String
 }
 
 /// Fields grouped by response key, in first-appearance order.
@@ -45,9 +83,31 @@ struct CollectedFields {
     }
 }
 
-extension Executor {
-    /// Plans for a selection on object type `objectType`.
-    func plans(for objectType: GraphQLObjectType, selectionSets: [SelectionSet]) -> [FieldPlan] {
+/// Builds ``OperationPlan``s: collects fields per object type, eagerly for every
+/// possible runtime type of abstract fields.
+struct Planner {
+    let schema: GraphQLSchema
+    let fragments: [String: FragmentDefinition]
+    /// Values of the variables `@skip`/`@include` read (others are not consulted).
+    let variables: JSONObject
+    var count = 0
+    static let maxDepth = 256
+
+    init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject) {
+        self.schema = schema
+        self.fragments = fragments
+        self.variables = variables
+    }
+
+    mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
+        let root = try selection(for: rootType, selectionSets: [operation.selectionSet], depth: 0)
+        return OperationPlan(root: root, rootType: rootType, fieldCount: count)
+    }
+
+    mutating func selection(for objectType: GraphQLObjectType, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
+        guard depth < Planner.maxDepth else {
+            throw PlanningError(message: "Selections nest more than \(Planner.maxDepth) levels deep (is there a fragment cycle?).")
+        }
         var collected = CollectedFields()
         var visited = Set<String>()
         for selectionSet in selectionSets {
@@ -58,17 +118,58 @@ extension Executor {
         for (key, fieldNodes) in zip(collected.keys, collected.nodes) {
             guard let first = fieldNodes.first,
                   let definition = schema.fieldDefinition(on: objectType.name, named: first.name.value) else { continue }
-            plans.append(FieldPlan(responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name, schema: schema))
+            let index = count
+            count += 1
+            let subSelections = fieldNodes.compactMap(\.selectionSet)
+            let completion: FieldPlan.Completion
+            switch schema.type(named: definition.type.namedType) {
+            case .scalar(let scalar)?: completion = .scalar(scalar)
+            case .enum(let enumType)?: completion = .enum(enumType)
+            case .object(let object)?:
+                completion = .object(object, try selection(for: object, selectionSets: subSelections, depth: depth + 1))
+            case .interface(let interface)?:
+                completion = .abstract(name: interface.name, resolveType: interface.resolveType,
+                                       plans: try possiblePlans(interface.name, subSelections, depth))
+            case .union(let union)?:
+                completion = .abstract(name: union.name, resolveType: union.resolveType,
+                                       plans: try possiblePlans(union.name, subSelections, depth))
+            case .inputObject?, nil:
+                completion = .invalid
+            }
+            plans.append(FieldPlan(
+                index: index, responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name,
+                constantArguments: constantArguments(definition, first), completion: completion
+            ))
+        }
+        return SelectionPlan(fields: plans)
+    }
+
+    mutating func possiblePlans(_ abstractType: String, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> [String: (GraphQLObjectType, SelectionPlan)] {
+        var plans: [String: (GraphQLObjectType, SelectionPlan)] = [:]
+        for object in schema.possibleTypes(of: abstractType) {
+            plans[object.name] = (object, try selection(for: object, selectionSets: selectionSets, depth: depth + 1))
         }
         return plans
     }
 
-    /// The sub-selection plans of `plan` for runtime type `objectType` (memoised per request).
-    func subPlans(of plan: FieldPlan, for objectType: GraphQLObjectType) -> [FieldPlan] {
-        for entry in plan.subPlans where entry.typeName == objectType.name { return entry.plans }
-        let plans = plans(for: objectType, selectionSets: plan.nodes.compactMap(\.selectionSet))
-        plan.subPlans.append((objectType.name, plans))
-        return plans
+    /// Arguments that use no variable are coerced once, here.
+    func constantArguments(_ definition: GraphQLFieldDefinition, _ field: Field) -> Result<JSONObject, FieldError>? {
+        if definition.arguments.isEmpty { return .success(JSONObject()) }
+        guard !field.arguments.contains(where: { Planner.usesVariables($0.value) }) else { return nil }
+        do {
+            return .success(try ArgumentCoercion.coerce(definition.arguments, nodes: field.arguments, schema: schema, variables: [:]))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func usesVariables(_ value: Value) -> Bool {
+        switch value {
+        case .variable: return true
+        case .list(let list): return list.values.contains(where: usesVariables)
+        case .object(let object): return object.fields.contains { usesVariables($0.value) }
+        default: return false
+        }
     }
 
     func collectFields(_ typeName: String, _ selectionSet: SelectionSet, into collected: inout CollectedFields, visited: inout Set<String>) {
@@ -111,8 +212,40 @@ extension Executor {
         return true
     }
 
-    /// Coerces a field's arguments (spec §6.4.1 "CoerceArgumentValues").
-    func argumentValues(_ arguments: [GraphQLInputValueDefinition], nodes: [Argument]) throws(FieldError) -> JSONObject {
+    /// Names of the variables that `@skip`/`@include` read anywhere in `document`.
+    static func conditionVariables(_ document: Document) -> [String] {
+        var names = Set<String>()
+        func visit(_ directives: [Directive]) {
+            for directive in directives where directive.name.value == "skip" || directive.name.value == "include" {
+                for argument in directive.arguments {
+                    if case .variable(let variable) = argument.value { names.insert(variable.name.value) }
+                }
+            }
+        }
+        func visit(_ selectionSet: SelectionSet) {
+            for selection in selectionSet.selections {
+                visit(selection.directives)
+                switch selection {
+                case .field(let field): if let set = field.selectionSet { visit(set) }
+                case .inlineFragment(let fragment): visit(fragment.selectionSet)
+                case .fragmentSpread: break
+                }
+            }
+        }
+        for definition in document.definitions {
+            switch definition {
+            case .operation(let operation): visit(operation.selectionSet)
+            case .fragment(let fragment): visit(fragment.selectionSet)
+            default: break
+            }
+        }
+        return names.sorted()
+    }
+}
+
+/// Field argument coercion (spec §6.4.1 "CoerceArgumentValues").
+enum ArgumentCoercion {
+    static func coerce(_ arguments: [GraphQLInputValueDefinition], nodes: [Argument], schema: GraphQLSchema, variables: JSONObject) throws(FieldError) -> JSONObject {
         var coerced = JSONObject(capacity: arguments.count)
         for definition in arguments {
             let name = definition.name
@@ -146,5 +279,39 @@ extension Executor {
             coerced.append(name, value)
         }
         return coerced
+    }
+}
+
+/// Plans of one prepared document, by operation and `@skip`/`@include` variable values.
+final class PlanCache: Sendable {
+    struct Key: Hashable {
+        var operation: String?
+        var conditions: UInt64
+    }
+
+    let conditionVariables: [String]
+    private let plans = Mutex<[Key: OperationPlan]>([:])
+    static let maxPlans = 64
+
+    init(document: Document) {
+        conditionVariables = Planner.conditionVariables(document)
+    }
+
+    /// The key of a request, or `nil` when it cannot be cached (too many condition variables).
+    func key(operation: String?, variables: JSONObject) -> Key? {
+        guard conditionVariables.count <= 64 else { return nil }
+        var mask: UInt64 = 0
+        for (bit, name) in conditionVariables.enumerated() where variables[name] == .bool(true) {
+            mask |= 1 << UInt64(bit)
+        }
+        return Key(operation: operation, conditions: mask)
+    }
+
+    func plan(for key: Key) -> OperationPlan? { plans.withLock { $0[key] } }
+
+    func store(_ plan: OperationPlan, for key: Key) {
+        plans.withLock { plans in
+            if plans.count < PlanCache.maxPlans { plans[key] = plan }
+        }
     }
 }

@@ -75,7 +75,6 @@ struct SDLValidator {
             } else {
                 seen[operationType.operation] = operationType.loc
             }
-            checkTypeName(operationType.type)
         }
     }
 
@@ -93,8 +92,10 @@ struct SDLValidator {
         switch definition {
         case .schema(let schema):
             checkDirectives(schema.directives, at: .schema)
+            schema.operationTypes.forEach { checkTypeName($0.type) }
         case .schemaExtension(let ext):
             checkDirectives(ext.directives, at: .schema)
+            ext.operationTypes.forEach { checkTypeName($0.type) }
         case .directive(let directive):
             checkArgumentDefinitions(directive.arguments, owner: "@" + directive.name.value)
         case .type(let type):
@@ -160,6 +161,16 @@ struct SDLValidator {
         }
         guard kindMatches else {
             report("Cannot extend non-\(kindName) type \"\(name)\".", [base.loc, ext.loc])
+            let location: DirectiveLocation
+            switch ext {
+            case .scalar: location = .scalar
+            case .object: location = .object
+            case .interface: location = .interface
+            case .union: location = .union
+            case .enumType: location = .enum
+            case .inputObject: location = .inputObject
+            }
+            checkDirectives(ext.directives, at: location)
             return
         }
         switch (base, ext) {

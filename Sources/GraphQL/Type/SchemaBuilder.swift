@@ -123,18 +123,21 @@ struct SchemaBuilder {
             }
         }
 
-        // Pass 1: types without default values; pass 2 and 3: defaults coerced against
-        // the previous pass's schema (so nested input defaults apply, as in graphql-js).
+        // Pass 1: types without default values; then defaults coerced against the
+        // previous pass's schema until they stop changing, so an input default that
+        // omits a field picks up that field's own default (as graphql-js does lazily).
         var types = typeDefinitions.map { buildType($0, extensions: extensions[$0.name.value] ?? [], defaults: nil) }
         var directives = directiveDefinitions.map { buildDirective($0, defaults: nil) }
-        for _ in 0..<2 {
+        var previousDefaults: [JSONValue?] = []
+        for _ in 0..<(typeDefinitions.count + 2) {
             let provisional = GraphQLSchema(types: types, query: nil, directives: directives)
+            errors.removeAll()
             types = typeDefinitions.map { buildType($0, extensions: extensions[$0.name.value] ?? [], defaults: provisional) }
             directives = directiveDefinitions.map { buildDirective($0, defaults: provisional) }
+            let defaults = SchemaBuilder.allDefaults(types, directives)
+            if defaults == previousDefaults { break }
+            previousDefaults = defaults
         }
-        // Invalid default values are reported once, from the last pass.
-        var reported = Set<String>()
-        errors = errors.filter { reported.insert($0.message + $0.locations.description).inserted }
 
         var query: String?, mutation: String?, subscription: String?
         let operationTypes = (schemaDefinition?.operationTypes ?? []) + schemaExtensions.flatMap(\.operationTypes)
@@ -155,6 +158,16 @@ struct SchemaBuilder {
         types = attachResolvers(types)
         return Parts(types: types, query: query, mutation: mutation, subscription: subscription,
                      directives: directives, description: schemaDefinition?.description?.value)
+    }
+
+    static func allDefaults(_ types: [GraphQLNamedType], _ directives: [GraphQLDirective]) -> [JSONValue?] {
+        var values: [JSONValue?] = []
+        for type in types {
+            for field in type.fields ?? [] { values += field.arguments.map(\.defaultValue) }
+            if case .inputObject(let input) = type { values += input.fields.map(\.defaultValue) }
+        }
+        for directive in directives { values += directive.arguments.map(\.defaultValue) }
+        return values
     }
 
     // MARK: Types

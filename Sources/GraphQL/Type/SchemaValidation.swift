@@ -22,7 +22,8 @@ struct SchemaValidator {
         validateRootTypes()
         validateDirectives()
         var visitedInputs = Set<String>()
-        for type in schema.types where !type.name.hasPrefix("__") {
+        let introspectionNames = Set(IntrospectionTypes.all.map(\.name))
+        for type in schema.types where !introspectionNames.contains(type.name) {
             validateName(type.name)
             switch type {
             case .object(let object):

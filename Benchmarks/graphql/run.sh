@@ -1,0 +1,35 @@
+#!/bin/sh
+# PayQL's GraphQL engine vs graphql-js 16 (Debian node-graphql) on the workload
+# in ../shared/bench/graphql, both pinned to one core, in the same run.
+#
+#   Benchmarks/graphql/run.sh [SECONDS_PER_MEASUREMENT]     (default 3)
+#
+# Env: WORKLOAD=dir (default ../shared/bench/graphql), PAYQL=path to a release payql
+# (default: built here with `swift build -c release --product payql`), CORE=0.
+set -eu
+cd "$(dirname "$0")/../.."
+SECONDS_EACH="${1:-3}"
+WORKLOAD="${WORKLOAD:-../shared/bench/graphql}"
+CORE="${CORE:-0}"
+if [ -z "${PAYQL:-}" ]; then
+    swift build -c release --product payql >/dev/null
+    PAYQL="$(swift build -c release --show-bin-path)/payql"
+fi
+OUT="$(mktemp)"
+trap 'rm -f "$OUT"' EXIT
+# Both engines check their response against expected_result.json before measuring.
+taskset -c "$CORE" "$PAYQL" graphql bench --workload "$WORKLOAD" --seconds "$SECONDS_EACH" --json >>"$OUT"
+taskset -c "$CORE" node Benchmarks/graphql/graphql-js-bench.js "$WORKLOAD" "$SECONDS_EACH" >>"$OUT"
+node -e '
+const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+const ops = {};
+for (const { engine, phase, ops: n } of lines) (ops[phase] ??= {})[engine] = n;
+const pad = (s, n) => String(s).padStart(n);
+console.log("phase".padEnd(10) + pad("PayQL ops/s", 14) + pad("graphql-js ops/s", 18) + pad("ratio", 9));
+for (const phase of ["parse", "validate", "execute", "uncached", "cached"]) {
+  const ours = ops[phase]?.payql, theirs = ops[phase]?.["graphql-js"];
+  console.log(phase.padEnd(10) + pad(ours, 14) + pad(theirs, 18) + pad((ours / theirs).toFixed(1) + "x", 9));
+}
+const cachedVsFull = ops.cached.payql / ops.uncached["graphql-js"];
+console.log("cached PayQL vs uncached graphql-js: " + cachedVsFull.toFixed(1) + "x");
+' "$OUT"

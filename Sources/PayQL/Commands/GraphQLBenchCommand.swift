@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GraphQL
+import JSON
+
+/// `payql graphql bench`: PayQL's GraphQL engine on the workload of
+/// `Benchmarks/graphql` (schema, query, variables, data.json): ops/s for parse,
+/// validate, execute, uncached parse+validate+execute and the cached path.
+///
+/// Options: `--workload DIR` (default `../shared/bench/graphql`, env
+/// `PAYQL_WORKLOAD`), `--seconds N` per measurement (default 3), `--check`
+/// (only compare the response with `expected_result.json`), `--json` (one JSON
+/// object per line instead of a table).
+enum GraphQLBenchCommand {
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let options = try Options(arguments, flags: ["check", "json"])
+        let directory = options.string("workload") ?? "../shared/bench/graphql"
+        let seconds = try options.int("seconds", default: 3)
+        guard seconds > 0 else { throw UsageError("--seconds must be positive") }
+
+        let sdl = try readText(directory + "/schema.graphql")
+        let query = try readText(directory + "/query.graphql")
+        let data = try parseJSON(directory + "/data.json")
+        let variables = try parseJSON(directory + "/variables.json").objectValue ?? [:]
+        let expected = try parseJSON(directory + "/expected_result.json")
+
+        let schema = try BenchWorkload.schema(sdl: sdl, data: data)
+        let engine = GraphQLEngine(schema: schema, cacheCapacity: 0)
+        let cachedEngine = GraphQLEngine(schema: schema, cacheCapacity: 100)
+        let request = GraphQLRequest(query: query, variables: variables)
+
+        // The response must be graphql-js's before its speed means anything.
+        let response = await engine.execute(request)
+        guard response.json == expected else {
+            printError("payql graphql bench: response differs from expected_result.json:\n" + JSONWriter.string(response.json))
+            return 1
+        }
+        if try options.bool("check") {
+            print("response matches expected_result.json")
+            return 0
+        }
+
+        let document = try Parser.parse(query)
+        guard validate(schema: schema, document: document).isEmpty else {
+            printError("payql graphql bench: the workload query does not validate")
+            return 1
+        }
+        let executionRequest = ExecutionRequest(document: document, variables: variables)
+        var results: [(String, Double)] = []
+        results.append(("parse", measure(seconds) { _ = try? Parser.parse(query) }))
+        results.append(("validate", measure(seconds) { _ = validate(schema: schema, document: document) }))
+        results.append(("execute", await measureAsync(seconds) { _ = await execute(schema: schema, request: executionRequest) }))
+        results.append(("uncached", await measureAsync(seconds) { _ = await engine.execute(request) }))
+        results.append(("cached", await measureAsync(seconds) { _ = await cachedEngine.execute(request) }))
+
+        let asJSON = try options.bool("json")
+        for (phase, rate) in results {
+            if asJSON {
+                print("{\"engine\":\"payql\",\"phase\":\"\(phase)\",\"ops\":\(Int(rate))}")
+            } else {
+                print(phase.padding(12) + String(Int(rate)) + " ops/s")
+            }
+        }
+        return 0
+    }
+
+    /// Runs `body` repeatedly for about `seconds`; returns operations per second.
+    static func measure(_ seconds: Int, _ body: () -> Void) -> Double {
+        for _ in 0..<200 { body() }
+        let clock = ContinuousClock()
+        let limit = Duration.seconds(seconds)
+        let start = clock.now
+        var count = 0
+        while true {
+            for _ in 0..<64 { body() }
+            count += 64
+            let elapsed = clock.now - start
+            if elapsed >= limit { return Double(count) / elapsed.seconds }
+        }
+    }
+
+    /// The async twin of ``measure(_:_:)``. Runs off the main actor, as a server's
+    /// request tasks do, so each call does not hop between executors.
+    static func measureAsync(_ seconds: Int, _ body: @escaping @Sendable () async -> Void) async -> Double {
+        await Task.detached { await measureLoop(seconds, body) }.value
+    }
+
+    private static func measureLoop(_ seconds: Int, _ body: @Sendable () async -> Void) async -> Double {
+        for _ in 0..<200 { await body() }
+        let clock = ContinuousClock()
+        let limit = Duration.seconds(seconds)
+        let start = clock.now
+        var count = 0
+        while true {
+            for _ in 0..<64 { await body() }
+            count += 64
+            let elapsed = clock.now - start
+            if elapsed >= limit { return Double(count) / elapsed.seconds }
+        }
+    }
+
+    static func parseJSON(_ path: String) throws -> JSONValue {
+        do {
+            return try JSONParser.parse(try readText(path))
+        } catch let error as JSONError {
+            throw UsageError("\(path): \(error)")
+        }
+    }
+
+    static func readText(_ path: String) throws -> String {
+        guard let file = fopen(path, "rb") else { throw UsageError("cannot open '\(path)' (use --workload DIR)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The workload's resolvers, per the comment atop its schema: look-ups by id in
+/// data.json, property access for every other field, `__typename` for abstract types.
+enum BenchWorkload {
+    final class Store: Sendable {
+        let orders: [String: JSONValue]
+        let customers: [String: JSONValue]
+        let payments: [String: JSONValue]
+
+        init(data: JSONValue) {
+            func index(_ key: String) -> [String: JSONValue] {
+                var result: [String: JSONValue] = [:]
+                for item in data[key]?.arrayValue ?? [] {
+                    if let id = item["id"]?.stringValue { result[id] = item }
+                }
+                return result
+            }
+            orders = index("orders")
+            customers = index("customers")
+            payments = index("payments")
+        }
+    }
+
+    static func schema(sdl: String, data: JSONValue) throws -> GraphQLSchema {
+        let store = Store(data: data)
+        var resolvers = SchemaResolvers()
+        resolvers.field("Query", "order", .sync { input in
+            input[argument: "id"]?.stringValue.flatMap { store.orders[$0] }
+        })
+        resolvers.field("Query", "node", .sync { input in
+            guard let id = input[argument: "id"]?.stringValue else { return nil }
+            return store.orders[id] ?? store.customers[id] ?? store.payments[id]
+        })
+        resolvers.field("Order", "customer", .sync { input in
+            guard let source = input.source as? JSONValue, let id = source["customerId"]?.stringValue else { return nil }
+            return store.customers[id]
+        })
+        resolvers.field("Order", "lineItems", .sync { input in
+            guard let source = input.source as? JSONValue, let items = source["lineItems"]?.arrayValue else { return nil }
+            let first = Int(input[argument: "first"]?.intValue ?? Int64(items.count))
+            return JSONValue.array(Array(items.prefix(max(0, first))))
+        })
+        resolvers.field("Order", "payments", .sync { input in
+            guard let source = input.source as? JSONValue, let ids = source["paymentIds"]?.arrayValue else { return nil }
+            var payments = ids.compactMap { $0.stringValue.flatMap { store.payments[$0] } }
+            if let status = input[argument: "status"]?.stringValue {
+                payments = payments.filter { $0["status"]?.stringValue == status }
+            }
+            let first = Int(input[argument: "first"]?.intValue ?? Int64(payments.count))
+            return JSONValue.array(Array(payments.prefix(max(0, first))))
+        })
+        do {
+            return try GraphQLSchema(sdl: sdl, resolvers: resolvers)
+        } catch {
+            throw UsageError("schema.graphql: \(error)")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    fileprivate var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
