@@ -1,10 +1,15 @@
 /// The four simulated providers; the raw value is the path prefix.
 public enum SandboxProvider: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Razorpay (`https://api.razorpay.com`).
     case razorpay
+    /// Cashfree Payments PG (`https://sandbox.cashfree.com/pg`).
     case cashfree
+    /// Instamojo API v2 (`https://test.instamojo.com`).
     case instamojo
+    /// Setu BBPS BillPay (`https://sandbox-coudc.setu.co`).
     case setu
 
+    /// The provider's name, as in paths and `--webhook-url provider=URL`.
     public var description: String { rawValue }
 
     /// What replaces the real base URL below the sandbox root (`/cashfree/pg` for `https://sandbox.cashfree.com/pg`).
@@ -85,6 +90,7 @@ public struct SandboxCredentials: Sendable, Equatable {
     /// Setu user-event webhook key (`X-BILL-WEBHOOK-API-KEY`).
     public var setuWebhookKey = "sandbox-setu-webhook-key"
 
+    /// The documented defaults; change fields to accept other credentials.
     public init() {}
 
     /// The documented default test credentials.
@@ -108,6 +114,8 @@ public struct SandboxConfiguration: Sendable {
     /// Timeout of one webhook delivery attempt.
     public var webhookTimeout: Duration
 
+    /// A configuration with the documented defaults (loopback, port 8090, no
+    /// webhook targets, no latency or faults, default credentials, 5 s webhook timeout).
     public init(host: String = "127.0.0.1", port: Int = 8090, webhookTargets: [WebhookTarget] = [],
                 latency: Duration = .zero, faults: [FaultRule] = [],
                 credentials: SandboxCredentials = .defaults, webhookTimeout: Duration = .seconds(5)) {

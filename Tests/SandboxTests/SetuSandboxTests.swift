@@ -70,6 +70,10 @@ struct SetuSandboxTests {
             #expect(body["orderId"]?.stringValue == orderID)
             #expect(body["amountPaid"]?.stringValue == "3522.20")
             #expect(body["billDetails"]?.arrayValue?.count == 1)
+            // The static key is a secret: the webhook log shows it redacted.
+            let log = try #require(try await h.send("GET", "/_sandbox/webhooks").json?.arrayValue?.first)
+            #expect(log["headers"]?["X-BILL-WEBHOOK-API-KEY"]?.stringValue == "****")
+            #expect(!(try await h.send("GET", "/_sandbox/webhooks").text.contains(h.credentials.setuWebhookKey)))
         }
     }
 

@@ -17,6 +17,8 @@ final class CashfreeSimulator: ProviderSimulator {
         var refundSequence: [String] = []
         /// `x-idempotency-key` → (fingerprint of method+path+body, the first answer).
         var idempotency: [String: (fingerprint: [UInt8], response: SandboxResponse)] = [:]
+        /// Keys whose first request is being handled right now.
+        var inFlight: Set<String> = []
         var nextCfOrderID: Int64 = 2_149_460_581
         var nextCfPaymentID: Int64 = 5_114_910_000_001
         var nextCfRefundID: Int64 = 11_325_632
@@ -91,28 +93,47 @@ final class CashfreeSimulator: ProviderSimulator {
             return SimulatorResult(Self.error("x-api-version : invalid value provided", code: "x-api-version_invalid"))
         }
         // Idempotent replay: same key and same request → the first answer; another request → 422.
-        let key = request.method == "POST" ? request.header("x-idempotency-key") : nil
+        guard let key = request.method == "POST" ? request.header("x-idempotency-key") : nil else {
+            return route(request, context)
+        }
         let fingerprint = Crypto.hash(.sha256, Array((request.method + " " + request.path + "\n").utf8) + request.body)
-        if let key {
-            let previous = state.withLock { $0.idempotency[key] }
-            if let previous {
-                guard Crypto.constantTimeEquals(previous.fingerprint, fingerprint) else {
-                    // samples/cashfree/error_422_idempotency.json
-                    return SimulatorResult(Self.error("Request body does not match the original request for this idempotency key",
-                                                      code: "request_invalid", type: "idempotency_error", status: 422, help: false))
-                }
-                return SimulatorResult(previous.response)
+        let lookup = state.withLock { state -> IdempotencyLookup in
+            if let previous = state.idempotency[key] {
+                return Crypto.constantTimeEquals(previous.fingerprint, fingerprint) ? .replay(previous.response) : .mismatch
             }
+            // A concurrent duplicate waits for nothing: it is told the first is still running.
+            guard state.inFlight.insert(key).inserted else { return .inFlight }
+            return .fresh
+        }
+        switch lookup {
+        case .replay(let response):
+            return SimulatorResult(response)
+        case .mismatch:
+            // samples/cashfree/error_422_idempotency.json
+            return SimulatorResult(Self.error("Request body does not match the original request for this idempotency key",
+                                              code: "request_invalid", type: "idempotency_error", status: 422, help: false))
+        case .inFlight:
+            // Unsure: Cashfree documents no answer for a concurrent duplicate; 409 as Razorpay documents for its refunds.
+            return SimulatorResult(Self.error("a request with this idempotency key is still being processed",
+                                              code: "request_in_progress", status: 409, help: false))
+        case .fresh:
+            break
         }
         let result = route(request, context)
         // Only successes are remembered, so a corrected retry under the same key can still succeed.
         // Unsure: whether Cashfree also stores 4xx answers under the key.
-        if let key, (200..<300).contains(result.response.status) {
-            state.withLock { state in
-                if state.idempotency[key] == nil { state.idempotency[key] = (fingerprint, result.response) }
-            }
+        state.withLock { state in
+            state.inFlight.remove(key)
+            if (200..<300).contains(result.response.status) { state.idempotency[key] = (fingerprint, result.response) }
         }
         return result
+    }
+
+    private enum IdempotencyLookup {
+        case replay(SandboxResponse)
+        case mismatch
+        case inFlight
+        case fresh
     }
 
     private func route(_ request: SandboxRequest, _ context: SimulatorContext) -> SimulatorResult {

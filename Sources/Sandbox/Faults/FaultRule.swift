@@ -22,10 +22,12 @@ public struct FaultRule: Sendable, Equatable {
 
     /// `METHOD /path` or `/path`; `*` is one segment, a final `**` any rest.
     public var route: String
+    /// What happens to a matching request.
     public var kind: Kind
     /// Apply to the next N matching requests only; nil = until removed.
     public var times: Int?
 
+    /// A rule for `route` (see `route` for the pattern syntax); `times` nil = until removed.
     public init(route: String, kind: Kind, times: Int? = nil) {
         self.route = route
         self.kind = kind
@@ -35,6 +37,7 @@ public struct FaultRule: Sendable, Equatable {
 
 /// Why a fault rule given as JSON or text was refused.
 public struct FaultRuleError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the rule, fit to show the user.
     public let description: String
 }
 

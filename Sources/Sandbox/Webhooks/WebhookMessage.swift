@@ -29,10 +29,15 @@ struct WebhookDelivery: Sendable {
          "status": status.map { .int(Int64($0)) } ?? .null, "error": .string(error)]
     }
 
+    /// Headers that carry a secret rather than a signature: shown as `****` in the log.
+    static let secretHeaders: Set<String> = ["x-bill-webhook-api-key", "authorization"]
+
     /// The full record for `GET /_sandbox/webhooks` (body as text: all bodies here are UTF-8).
     var detail: WireObject {
         var object = summary
-        object["headers"] = .object(WireObject(pairs: headers.map { ($0.name, .string($0.value)) }))
+        object["headers"] = .object(WireObject(pairs: headers.map { header in
+            (header.name, .string(Self.secretHeaders.contains(header.name.lowercased()) ? "****" : header.value))
+        }))
         object["body"] = .string(String(decoding: body, as: UTF8.self))
         return object
     }
