@@ -1,0 +1,301 @@
+internal import CLibPQ
+import Foundation
+
+/// One connection to PostgreSQL over libpq, in pipeline mode and non-blocking.
+///
+/// Any number of tasks may send statements at once: each statement goes out
+/// immediately, followed by its own sync point (so one failing statement never
+/// affects another), and results come back in order through the shared
+/// `PostgresEventLoop` thread. Statements are prepared once per connection
+/// and cached by SQL text and parameter types.
+///
+/// Usually obtained from `PostgresPool.withConnection`; transactions need the
+/// exclusive use that gives.
+///
+/// `@unchecked Sendable`: every use of the `PGconn` and every mutable field is
+/// under `lock`; `conn`, `cancelHandle`, `socket`, `configuration` and `loop`
+/// are immutable after `init`; `deinit` runs when no thread can reach it.
+public final class PostgresConnection: @unchecked Sendable {
+    let conn: OpaquePointer
+    let cancelHandle: OpaquePointer?
+    /// The socket the event loop polls.
+    let socket: Int32
+    let configuration: PostgresConfiguration
+    let loop: PostgresEventLoop
+    /// The server process id (`pg_backend_pid()`).
+    public let backendPID: Int32
+
+    let lock = NSLock()
+    var state = ConnectionState()
+
+    private init(conn: OpaquePointer, configuration: PostgresConfiguration, loop: PostgresEventLoop) {
+        self.conn = conn
+        self.configuration = configuration
+        self.loop = loop
+        socket = PQsocket(conn)
+        cancelHandle = PQgetCancel(conn)
+        backendPID = PQbackendPID(conn)
+    }
+
+    deinit {
+        for request in state.inflight { if let result = request.result { PQclear(result) } }
+        if let cancelHandle { PQfreeCancel(cancelHandle) }
+        PQfinish(conn)
+    }
+
+    /// Opens a connection on a thread of its own (libpq's connect is blocking), then
+    /// switches it to non-blocking pipeline mode and hands it to the event loop.
+    /// Throws `.connectionFailure` with libpq's message.
+    public static func connect(configuration: PostgresConfiguration) async throws -> PostgresConnection {
+        try await connect(configuration: configuration, loop: .shared)
+    }
+
+    static func connect(configuration: PostgresConfiguration, loop: PostgresEventLoop) async throws -> PostgresConnection {
+        let parameters = try configuration.connectionParameters()
+        let outcome: Result<PostgresConnection, PostgresError> = await onDedicatedThread(name: "payql-postgres-connect") {
+            let conn = withCStrings(parameters.map(\.0)) { keywords in
+                withCStrings(parameters.map(\.1)) { values in
+                    PQconnectdbParams(keywords, values, 0)
+                }
+            }
+            guard let conn else { return .failure(PostgresError(.connectionFailure, message: "libpq could not allocate a connection")) }
+            guard PQstatus(conn) == CONNECTION_OK else {
+                let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines
+                PQfinish(conn)
+                return .failure(PostgresError(.connectionFailure, message: message, sqlState: "08001"))
+            }
+            PQsetNoticeProcessor(conn, { _, _ in }, nil)
+            guard PQsetnonblocking(conn, 1) == 0, PQenterPipelineMode(conn) == 1 else {
+                let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines
+                PQfinish(conn)
+                return .failure(PostgresError(.connectionFailure, message: "cannot enter pipeline mode: \(message)"))
+            }
+            return .success(PostgresConnection(conn: conn, configuration: configuration, loop: loop))
+        }
+        let connection = try outcome.get()
+        loop.register(connection)
+        return connection
+    }
+
+    /// Whether the connection was closed or lost; a closed connection fails every statement.
+    public var isClosed: Bool { lock.withLock { state.closedError != nil } }
+
+    /// Open, idle outside any transaction, with nothing in flight: safe to hand to someone else.
+    var isReusable: Bool {
+        lock.withLock {
+            state.closedError == nil && state.inflight.isEmpty && state.pending.isEmpty && state.cancellingID == nil
+                && PQtransactionStatus(conn) == PQTRANS_IDLE
+        }
+    }
+
+    /// Statements sent and not yet answered.
+    var inflightCount: Int { lock.withLock { state.inflight.count + state.pending.count } }
+
+    /// Called once, on the thread that noticed, when the connection closes or is lost.
+    func setCloseHandler(_ handler: @escaping @Sendable (PostgresConnection) -> Void) {
+        lock.withLock { state.closeHandler = handler }
+    }
+
+    /// Runs one statement and returns its rows (none for commands).
+    ///
+    /// Throws `PostgresError` (with SQLSTATE) when the server rejects it, `.invalidInput`
+    /// before sending a value PostgreSQL cannot hold, `.connectionFailure` if the
+    /// connection is lost, `CancellationError` if the task is cancelled (the server
+    /// is asked to cancel the statement when it is the only one in flight).
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await submit(query, isScript: false)
+    }
+
+    /// Runs SQL through the simple query protocol: several `;`-separated statements,
+    /// no parameters (migrations use it). Returns the last statement's rows.
+    public func simpleQuery(_ query: PostgresQuery) async throws -> PostgresRows {
+        guard query.bindings.count == 0 else {
+            throw PostgresError(.invalidInput, message: "the simple query protocol takes no parameters", query: query.description)
+        }
+        return try await submit(query, isScript: true)
+    }
+
+    /// Closes the connection: statements still waiting fail with `.connectionFailure`.
+    public func close() {
+        let actions = lock.withLock { fail(PostgresError(.connectionFailure, message: "connection closed")) }
+        perform(actions)
+    }
+
+    private func submit(_ query: PostgresQuery, isScript: Bool) async throws -> PostgresRows {
+        if let invalid = query.bindings.invalidValue {
+            throw PostgresError(.invalidInput, message: invalid, query: query.description)
+        }
+        guard query.bindings.count <= 65535 else {
+            throw PostgresError(.invalidInput, message: "more than 65535 parameters", query: query.description)
+        }
+        try Task.checkCancellation()
+        let id = lock.withLock { state.allocateID() }
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
+                let actions: ConnectionActions = lock.withLock {
+                    if let closed = state.closedError {
+                        var actions = ConnectionActions()
+                        actions.completions.append(.init(continuation: continuation, outcome: .failure(closed)))
+                        return actions
+                    }
+                    if Task.isCancelled {
+                        var actions = ConnectionActions()
+                        actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
+                        return actions
+                    }
+                    state.pending.append(PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation))
+                    return pump()
+                }
+                perform(actions)
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// Work decided under the lock and performed after it is released.
+    struct ConnectionActions {
+        var completions: [Completion] = []
+        var wakeLoop = false
+        var closed: (PostgresError, (@Sendable (PostgresConnection) -> Void)?)?
+        var sendCancel = false
+    }
+
+    struct Completion {
+        let continuation: UnsafeContinuation<PostgresRows, any Error>
+        let outcome: Result<PostgresRows, any Error>
+        func resume() { continuation.resume(with: outcome) }
+    }
+
+    func perform(_ actions: ConnectionActions) {
+        if actions.wakeLoop { loop.wake() }
+        if let (_, handler) = actions.closed {
+            loop.unregister(self)
+            handler?(self)
+        }
+        if actions.sendCancel {
+            Thread { [self] in
+                var buffer = [CChar](repeating: 0, count: 256)
+                if let cancelHandle { _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count)) }
+                let (held, actions) = lock.withLock {
+                    state.cancellingID = nil
+                    let held = state.heldCompletion
+                    state.heldCompletion = nil
+                    return (held, pump())
+                }
+                held?.resume()
+                perform(actions)
+            }.start()
+        }
+        for completion in actions.completions { completion.resume() }
+    }
+
+    /// A task waiting for `id` was cancelled.
+    private func cancel(_ id: UInt64) {
+        let actions: ConnectionActions = lock.withLock {
+            var actions = ConnectionActions()
+            if let index = state.pending.firstIndex(where: { $0.id == id }) {
+                let request = state.pending.remove(at: index)
+                if let continuation = request.continuation {
+                    actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
+                }
+                return actions
+            }
+            guard let index = state.inflight.firstIndex(where: { $0.id == id }) else { return actions }
+            if state.inflight.count == 1, state.pending.isEmpty, state.cancellingID == nil, cancelHandle != nil {
+                // Alone on the connection: ask the server to stop it. The request completes when
+                // its result arrives *and* the cancel request has been delivered, so the cancel
+                // can never hit a later statement.
+                state.cancellingID = id
+                state.inflight[index].cancelRequested = true
+                actions.sendCancel = true
+            } else if let continuation = state.inflight[index].continuation {
+                // Others are pipelined behind it: a cancel request could hit one of them. The
+                // statement finishes on the server (bounded by statement_timeout); its result is dropped.
+                state.inflight[index].continuation = nil
+                actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
+            }
+            return actions
+        }
+        perform(actions)
+    }
+
+    /// Whether the loop should wait for the socket to become writable.
+    var wantsWrite: Bool { lock.withLock { state.needsFlush && state.closedError == nil } }
+
+    /// Called by the event loop when the socket is ready.
+    func handleIO(readable: Bool, writable: Bool) {
+        let actions: ConnectionActions = lock.withLock {
+            guard state.closedError == nil else { return ConnectionActions() }
+            if writable || state.needsFlush {
+                let flushed = PQflush(conn)
+                if flushed < 0 { return fail(connectionError()) }
+                state.needsFlush = flushed == 1
+            }
+            var actions = ConnectionActions()
+            if readable {
+                if PQconsumeInput(conn) == 0 { return fail(connectionError()) }
+                actions = readResults()
+                if actions.closed != nil { return actions }
+                if PQstatus(conn) == CONNECTION_BAD { return merge(actions, fail(connectionError())) }
+            }
+            return merge(actions, pump())
+        }
+        perform(actions)
+    }
+
+    func merge(_ first: ConnectionActions, _ second: ConnectionActions) -> ConnectionActions {
+        var merged = first
+        merged.completions += second.completions
+        merged.wakeLoop = merged.wakeLoop || second.wakeLoop
+        merged.sendCancel = merged.sendCancel || second.sendCancel
+        if merged.closed == nil { merged.closed = second.closed }
+        return merged
+    }
+
+    /// libpq's current error as a connection failure.
+    func connectionError() -> PostgresError {
+        let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines
+        return PostgresError(.connectionFailure, message: message.isEmpty ? "connection lost" : message, sqlState: "08006")
+    }
+
+    /// Marks the connection closed and fails everything waiting on it. Under `lock`.
+    func fail(_ error: PostgresError) -> ConnectionActions {
+        var actions = ConnectionActions()
+        guard state.closedError == nil else { return actions }
+        state.closedError = error
+        for request in state.inflight + state.pending {
+            if let result = request.result { PQclear(result) }
+            if let continuation = request.continuation {
+                actions.completions.append(.init(continuation: continuation, outcome: .failure(error)))
+            }
+        }
+        if let held = state.heldCompletion {
+            actions.completions.append(held)
+            state.heldCompletion = nil
+        }
+        state.inflight.removeAll()
+        state.pending.removeAll()
+        actions.closed = (error, state.closeHandler)
+        state.closeHandler = nil
+        return actions
+    }
+}
+
+/// Runs `work` on a new thread and returns its result without blocking the caller's thread.
+func onDedicatedThread<T: Sendable>(name: String, _ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: work()) }
+        thread.name = name
+        thread.start()
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    var pointers: [UnsafePointer<CChar>?] = duplicates.map { $0.map { UnsafePointer($0) } }
+    pointers.append(nil)
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped) }
+}

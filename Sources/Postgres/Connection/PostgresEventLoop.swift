@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one thread that waits on every connection's socket (`poll(2)`), so no
+/// Swift task ever blocks in libpq.
+///
+/// Tasks send their statements themselves (libpq is in non-blocking mode, so
+/// sending never blocks); this thread reads results as they arrive and
+/// resumes the waiting tasks. It is woken through a pipe only when a
+/// connection is added or removed, or has output left to flush.
+///
+/// `@unchecked Sendable`: `registrations` and `pollDirty` are guarded by `lock`;
+/// the pipe descriptors are immutable after `init`.
+final class PostgresEventLoop: @unchecked Sendable {
+    /// The process-wide loop, started on first use.
+    static let shared = PostgresEventLoop()
+
+    private let lock = NSLock()
+    private var registrations: [ObjectIdentifier: PostgresConnection] = [:]
+    private var pollDirty = true
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    private init() {
+        var fds: [Int32] = [0, 0]
+        if pipe(&fds) != 0 {
+            // Without a wake-up pipe the loop cannot work at all; this is a resource exhaustion at start.
+            fatalError("PostgresEventLoop: pipe() failed: errno \(errno)")
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "payql-postgres-io"
+        thread.start()
+    }
+
+    /// Starts watching `connection`'s socket.
+    func register(_ connection: PostgresConnection) {
+        lock.withLock {
+            registrations[ObjectIdentifier(connection)] = connection
+            pollDirty = true
+        }
+        wake()
+    }
+
+    /// Stops watching `connection` (its socket is closed later, when it is freed).
+    func unregister(_ connection: PostgresConnection) {
+        lock.withLock {
+            registrations[ObjectIdentifier(connection)] = nil
+            pollDirty = true
+        }
+        wake()
+    }
+
+    /// Interrupts `poll` so that the loop re-reads what to watch.
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func run() {
+        var watched: [PostgresConnection] = []
+        var fds: [pollfd] = []
+        while true {
+            let snapshot: [PostgresConnection]? = lock.withLock {
+                guard pollDirty else { return nil }
+                pollDirty = false
+                return Array(registrations.values)
+            }
+            if let snapshot { watched = snapshot }
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            for connection in watched {
+                let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
+                fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
+            }
+            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                // poll only fails for EINVAL/ENOMEM/EFAULT; back off instead of spinning.
+                usleep(1000)
+                continue
+            }
+            if fds[0].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &buffer, buffer.count) > 0 {}
+            }
+            for index in watched.indices where fds[index + 1].revents != 0 {
+                let revents = fds[index + 1].revents
+                watched[index].handleIO(
+                    readable: revents & Int16(POLLIN | POLLHUP | POLLERR) != 0,
+                    writable: revents & Int16(POLLOUT) != 0
+                )
+            }
+        }
+    }
+}

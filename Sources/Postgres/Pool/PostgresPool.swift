@@ -1,0 +1,294 @@
+import Foundation
+
+/// Pool settings. Defaults are for a PayQL server on a small machine.
+public struct PostgresPoolConfiguration: Sendable {
+    /// How each connection is opened.
+    public var connection: PostgresConfiguration
+    /// The most connections open at once.
+    public var maxConnections: Int = 10
+    /// How many connections `PostgresPool.query` pipelines statements over
+    /// (the rest stay free for `withConnection`/transactions). Measured: on a
+    /// 2-core host, 2 connections with pipelining beat one connection per task.
+    public var pipelinedConnections: Int = 2
+    /// The most statements in flight on one pipelined connection.
+    public var maxPipelineDepth: Int = 64
+    /// How long an acquirer waits for a connection before failing with `.timeout`.
+    public var acquireTimeout: Duration = .seconds(10)
+    /// A connection idle for longer is pinged (`SELECT 1`) before it is handed out.
+    public var healthCheckAfterIdle: Duration = .seconds(30)
+    /// In debug builds, leases held longer than this are reported as probable leaks
+    /// (logged with the `withConnection` call site, and listed in timeout errors).
+    public var leakWarningAfter: Duration = .seconds(30)
+
+    /// A pool configuration with the defaults.
+    public init(connection: PostgresConfiguration) { self.connection = connection }
+}
+
+/// Counts describing the pool right now.
+public struct PostgresPoolStatistics: Sendable, Equatable {
+    /// Connections open (idle + leased + shared).
+    public var open: Int
+    public var idle: Int
+    /// Held exclusively by `withConnection`/`withTransaction`.
+    public var leased: Int
+    /// Carrying pipelined `query` statements.
+    public var shared: Int
+    /// Being opened.
+    public var opening: Int
+    /// Tasks waiting for a connection.
+    public var waiting: Int
+}
+
+/// A pool of PostgreSQL connections.
+///
+/// - `query(_:)` runs one statement on a shared connection: concurrent
+///   statements are pipelined over `pipelinedConnections` connections.
+/// - `withConnection { }` lends a connection exclusively for the closure.
+/// - `withTransaction { }` wraps the closure in BEGIN/COMMIT, rolls back on
+///   any thrown error, and retries serialization failures and deadlocks.
+///
+/// Connections lost (server restart) are dropped and replaced on demand; an
+/// idle connection is pinged before reuse after `healthCheckAfterIdle`. Call
+/// `shutdown()` when done.
+///
+/// `@unchecked Sendable`: `state`, `waiting`, `timers` and `earlyGrants` are guarded by `lock`;
+/// everything else is immutable.
+public final class PostgresPool: @unchecked Sendable {
+    /// The configuration it was created with.
+    public let configuration: PostgresPoolConfiguration
+    let logger: PostgresLogger
+    private let lock = NSLock()
+    private var state: PoolState<PostgresConnection>
+    private var waiting: [Int: CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>] = [:]
+    private var timers: [Int: Task<Void, Never>] = [:]
+    private var earlyGrants: [Int: PoolState<PostgresConnection>.Grant] = [:]
+
+    /// Creates a pool; no connection is opened until one is needed.
+    public init(configuration: PostgresPoolConfiguration, logger: PostgresLogger = .disabled) {
+        precondition(configuration.maxConnections >= 1, "maxConnections must be at least 1")
+        self.configuration = configuration
+        self.logger = logger
+        state = PoolState(limits: .init(
+            maxConnections: configuration.maxConnections,
+            pipelinedConnections: max(1, min(configuration.pipelinedConnections, configuration.maxConnections)),
+            maxPipelineDepth: max(1, configuration.maxPipelineDepth),
+            healthCheckAfterIdle: configuration.healthCheckAfterIdle
+        ))
+    }
+
+    /// A pool for a `postgresql://` URL or conninfo string, with default settings.
+    public convenience init(url: String, logger: PostgresLogger = .disabled) throws {
+        self.init(configuration: PostgresPoolConfiguration(connection: try PostgresConfiguration(connectionString: url)), logger: logger)
+    }
+
+    /// Current counts.
+    public var statistics: PostgresPoolStatistics {
+        let counts = lock.withLock { state.counts }
+        return PostgresPoolStatistics(open: counts.open, idle: counts.idle, leased: counts.leased, shared: counts.shared, opening: counts.opening, waiting: counts.waiting)
+    }
+
+    /// Runs one statement on a pipelined connection and returns its rows.
+    ///
+    /// For single statements in autocommit mode: transaction control (BEGIN,
+    /// COMMIT, SAVEPOINT, ...) is refused here, use `withTransaction`.
+    /// A task cancelled while its statement runs gets `CancellationError` at
+    /// once; the statement may still complete on the server.
+    public func query(_ query: PostgresQuery, file: String = #fileID, line: Int = #line) async throws -> PostgresRows {
+        if startsTransactionControl(query.sql) {
+            throw PostgresError(.invalidInput, message: "transaction control on a shared connection; use withTransaction or withConnection", query: query.description)
+        }
+        let (slot, connection) = try await acquire(.shared, site: "\(file):\(line)")
+        defer { release(slot: slot, connection: connection, kind: .shared) }
+        return try await connection.query(query)
+    }
+
+    /// Lends a connection exclusively to `body` and takes it back afterwards (also
+    /// when `body` throws). A connection left inside a transaction is closed, not reused.
+    public func withConnection<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        file: String = #fileID, line: Int = #line,
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let (slot, connection) = try await acquire(.exclusive, site: "\(file):\(line)")
+        do {
+            let result = try await body(connection)
+            release(slot: slot, connection: connection, kind: .exclusive)
+            return result
+        } catch {
+            release(slot: slot, connection: connection, kind: .exclusive)
+            throw error
+        }
+    }
+
+    /// Fails waiters with `.poolClosed`, closes idle connections now and leased ones when released.
+    public func shutdown() {
+        let (waiters, idle, leaks) = lock.withLock {
+            let (failed, idle) = state.shutdown()
+            let continuations = failed.compactMap { id -> CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>? in
+                timers.removeValue(forKey: id)?.cancel()
+                return waiting.removeValue(forKey: id)
+            }
+            return (continuations, idle, state.longLeases(olderThan: .zero, now: .now))
+        }
+        for connection in idle { connection.close() }
+        for waiter in waiters { waiter.resume(throwing: PostgresError(.poolClosed, message: "the pool was shut down")) }
+        #if DEBUG
+        for leak in leaks {
+            logger.log(.warning, "postgres pool shut down while a connection leased at \(leak.site) is still held (\(leak.held))")
+        }
+        #endif
+    }
+
+    /// Leases held longer than `threshold`, with their `withConnection` call sites.
+    public func longLeases(olderThan threshold: Duration) -> [(site: String, held: Duration)] {
+        lock.withLock { state.longLeases(olderThan: threshold, now: .now) }
+    }
+
+    // MARK: - Acquire and release
+
+    private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: String) async throws -> (Int, PostgresConnection) {
+        while true {
+            try Task.checkCancellation()
+            let decision = lock.withLock { state.acquire(kind, site: site, now: .now) }
+            let grant: PoolState<PostgresConnection>.Grant
+            switch decision {
+            case .closed:
+                throw PostgresError(.poolClosed, message: "the pool was shut down")
+            case .granted(let granted):
+                grant = granted
+            case .wait(let waiter):
+                grant = try await wait(waiter)
+            }
+            switch grant {
+            case .open:
+                return try await open(kind, site: site)
+            case .connection(let slot, let connection, let healthCheck):
+                if connection.isClosed {
+                    release(slot: slot, connection: connection, kind: kind)
+                    continue
+                }
+                if healthCheck {
+                    do {
+                        _ = try await connection.query("SELECT 1")
+                    } catch {
+                        logger.log(.info, "postgres pool: idle connection failed its health check (\(error)); replacing it")
+                        connection.close()
+                        release(slot: slot, connection: connection, kind: kind)
+                        continue
+                    }
+                }
+                return (slot, connection)
+            }
+        }
+    }
+
+    private func open(_ kind: PoolState<PostgresConnection>.Kind, site: String) async throws -> (Int, PostgresConnection) {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration.connection)
+        } catch {
+            let grants = lock.withLock { state.openFailed(kind: kind) }
+            deliver(grants)
+            throw error
+        }
+        let (slot, grants) = lock.withLock { state.opened(connection, kind: kind, site: site, now: .now) }
+        connection.setCloseHandler { [weak self] _ in self?.connectionLost(slot: slot) }
+        deliver(grants)
+        return (slot, connection)
+    }
+
+    private func release(slot: Int, connection: PostgresConnection, kind: PoolState<PostgresConnection>.Kind) {
+        var broken = connection.isClosed
+        if !broken, kind == .exclusive, !connection.isReusable {
+            logger.log(.warning, "postgres pool: a connection came back inside a transaction or with statements in flight; closing it")
+            connection.close()
+            broken = true
+        }
+        let (grants, discard) = lock.withLock { state.release(slot: slot, kind: kind, broken: broken, now: .now) }
+        discard?.close()
+        deliver(grants)
+    }
+
+    /// The server closed a connection (restart, termination); drop it if idle.
+    private func connectionLost(slot: Int) {
+        let (grants, discard) = lock.withLock { state.lost(slot: slot) }
+        if discard != nil { logger.log(.info, "postgres pool: dropped a connection closed by the server") }
+        deliver(grants)
+    }
+
+    private func wait(_ waiter: Int) async throws -> PoolState<PostgresConnection>.Grant {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let timeout = configuration.acquireTimeout
+                let early: Result<PoolState<PostgresConnection>.Grant, any Error>? = lock.withLock {
+                    // Served, or gone, between `acquire` and this registration?
+                    if let grant = earlyGrants.removeValue(forKey: waiter) { return .success(grant) }
+                    if !state.isWaiting(waiter) {
+                        return .failure(state.closed ? PostgresError(.poolClosed, message: "the pool was shut down") : CancellationError())
+                    }
+                    waiting[waiter] = continuation
+                    timers[waiter] = Task { [weak self] in
+                        try? await Task.sleep(for: timeout)
+                        if !Task.isCancelled { self?.giveUp(waiter, timedOut: true) }
+                    }
+                    return nil
+                }
+                if let early { continuation.resume(with: early) }
+            }
+        } onCancel: {
+            giveUp(waiter, timedOut: false)
+        }
+    }
+
+    private func giveUp(_ waiter: Int, timedOut: Bool) {
+        let (continuation, leaks): (CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>?, [(site: String, held: Duration)]) = lock.withLock {
+            guard state.removeWaiter(waiter) else { return (nil, []) }
+            timers.removeValue(forKey: waiter)?.cancel()
+            return (waiting.removeValue(forKey: waiter), state.longLeases(olderThan: configuration.leakWarningAfter, now: .now))
+        }
+        guard let continuation else { return }
+        guard timedOut else {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        var message = "no connection available within \(configuration.acquireTimeout) (max \(configuration.maxConnections))"
+        #if DEBUG
+        if !leaks.isEmpty {
+            let sites = leaks.map { "\($0.site) for \($0.held)" }.joined(separator: ", ")
+            message += "; probable leaks: connections held at \(sites)"
+            logger.log(.warning, "postgres pool: \(message)")
+        }
+        #endif
+        continuation.resume(throwing: PostgresError(.timeout, message: message))
+    }
+
+    private func deliver(_ grants: [(waiter: Int, PoolState<PostgresConnection>.Grant)]) {
+        guard !grants.isEmpty else { return }
+        let continuations = lock.withLock {
+            grants.map { grant in
+                timers.removeValue(forKey: grant.waiter)?.cancel()
+                let continuation = waiting.removeValue(forKey: grant.waiter)
+                if continuation == nil { earlyGrants[grant.waiter] = grant.1 }
+                return (continuation, grant.1)
+            }
+        }
+        for (continuation, grant) in continuations {
+            // A waiter not yet registered finds its grant in `earlyGrants` when it registers.
+            continuation?.resume(returning: grant)
+        }
+    }
+}
+
+/// Whether `sql` begins with a transaction-control keyword.
+func startsTransactionControl(_ sql: String) -> Bool {
+    var word = ""
+    for character in sql.utf8 {
+        if character == UInt8(ascii: " ") || character == UInt8(ascii: "\n") || character == UInt8(ascii: "\t") || character == UInt8(ascii: "\r") || character == UInt8(ascii: ";") {
+            if word.isEmpty { continue }
+            break
+        }
+        if word.utf8.count >= 12 { return false }
+        word.append(Character(Unicode.Scalar(character | 0x20)))
+    }
+    return ["begin", "start", "commit", "rollback", "end", "abort", "savepoint", "release"].contains(word)
+}

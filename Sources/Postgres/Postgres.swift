@@ -1,2 +1,0 @@
-/// Namespace placeholder until the Postgres target lands.
-package enum PostgresModule {}

@@ -1,0 +1,107 @@
+/// A SQL statement with its bound values, built by string interpolation:
+/// every `\(value)` becomes a `$n` placeholder and travels separately from the
+/// SQL text, so a value can never become SQL.
+///
+/// ```swift
+/// let rows = try await pool.query("SELECT name FROM customers WHERE id = \(id)")
+/// ```
+///
+/// Raw, uninterpolated SQL must be asked for by name: `PostgresQuery(unsafeSQL:)`.
+/// The description shows the SQL with each bound value as `****`.
+public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The SQL text, with `$1`, `$2`, ... where values were interpolated.
+    public private(set) var sql: String
+    /// The bound values, in placeholder order.
+    public private(set) var bindings: PostgresBindings
+
+    /// SQL text used as is, with explicit binds. Never build `sql` from input.
+    public init(unsafeSQL sql: String, bindings: PostgresBindings = PostgresBindings()) {
+        self.sql = sql
+        self.bindings = bindings
+    }
+
+    /// A literal query without values.
+    public init(stringLiteral value: String) {
+        self.sql = value
+        self.bindings = PostgresBindings()
+    }
+
+    /// An interpolated query: literals are SQL, interpolations are binds.
+    public init(stringInterpolation: StringInterpolation) {
+        self.sql = stringInterpolation.sql
+        self.bindings = stringInterpolation.bindings
+    }
+
+    /// The SQL with binds shown as `****` (e.g. `SELECT ... WHERE id = $1 [****]`).
+    public var description: String {
+        bindings.count == 0 ? sql : sql + " [" + Array(repeating: "****", count: bindings.count).joined(separator: ", ") + "]"
+    }
+
+    /// Builds the SQL and binds of an interpolated query.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var sql = ""
+        var bindings = PostgresBindings()
+
+        /// Reserves room for the literal parts.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+        }
+
+        /// SQL text, verbatim.
+        public mutating func appendLiteral(_ literal: String) { sql += literal }
+
+        /// A value, bound as the next `$n`.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
+            bindings.append(value)
+            sql += "$\(bindings.count)"
+        }
+
+        /// An identifier (schema, table or column name), double-quoted with
+        /// embedded quotes doubled, so it can never end the identifier early.
+        public mutating func appendInterpolation(identifier: String) {
+            sql += "\"" + identifier.replacing("\"", with: "\"\"") + "\""
+        }
+    }
+}
+
+/// The bound values of a query, stored contiguously in their wire form.
+public struct PostgresBindings: Sendable {
+    /// Type OIDs, one per value.
+    private(set) var types: [UInt32] = []
+    /// Wire formats, one per value.
+    private(set) var formats: [Int32] = []
+    /// Each value's byte range in `storage`, or nil for SQL NULL. Text values are followed by a NUL terminator.
+    private(set) var ranges: [Range<Int>?] = []
+    /// All values' bytes, back to back.
+    private(set) var storage: [UInt8] = []
+    /// The first value PostgreSQL could not take (a NUL byte inside text), reported when the query is sent.
+    private(set) var invalidValue: String?
+
+    /// No values.
+    public init() {}
+
+    /// The number of values.
+    public var count: Int { types.count }
+
+    /// Appends a value as the next parameter.
+    public mutating func append<Value: PostgresEncodable>(_ value: Value) {
+        types.append(Value.postgresDataType.oid)
+        let format = Value.postgresFormat
+        formats.append(format.rawValue)
+        let start = storage.count
+        guard value.encode(into: &storage) else {
+            storage.removeSubrange(start...)
+            ranges.append(nil)
+            return
+        }
+        let end = storage.count
+        // libpq reads text parameters as C strings: a NUL would silently cut the value.
+        if format == .text, invalidValue == nil, storage[start..<end].contains(0) {
+            invalidValue = "parameter $\(types.count) contains a NUL byte, which PostgreSQL text cannot hold"
+        }
+        // Every value is followed by a NUL: the C-string terminator for text, and a
+        // non-nil address for an empty binary value (a nil pointer would mean NULL).
+        storage.append(0)
+        ranges.append(start..<end)
+    }
+}

@@ -1,0 +1,130 @@
+internal import CLibPQ
+
+/// Owns one `PGresult` and frees it once.
+///
+/// `@unchecked Sendable`: libpq never mutates a `PGresult` after handing it
+/// out, and documents results as independent of their connection and safe to
+/// read from any thread; this class only reads it and frees it in `deinit`.
+final class PostgresResultStorage: @unchecked Sendable {
+    let result: OpaquePointer
+    let rowCount: Int
+    let columnCount: Int
+
+    init(_ result: OpaquePointer) {
+        self.result = result
+        rowCount = Int(PQntuples(result))
+        columnCount = Int(PQnfields(result))
+    }
+
+    deinit { PQclear(result) }
+
+    func columnName(_ column: Int) -> String {
+        guard let name = PQfname(result, Int32(column)) else { return "?column?" }
+        return String(cString: name)
+    }
+
+    func columnIndex(_ name: String) -> Int? {
+        for column in 0..<columnCount where columnName(column) == name { return column }
+        return nil
+    }
+
+    @inline(__always)
+    func decode<Value: PostgresDecodable>(_ type: Value.Type, row: Int, column: Int) throws -> Value {
+        guard column >= 0, column < columnCount else {
+            throw PostgresError(.decodingFailed, message: "column \(column) does not exist (the row has \(columnCount) columns)")
+        }
+        let r = Int32(row), c = Int32(column)
+        if PQgetisnull(result, r, c) != 0 {
+            do { return try Value.decodeNull() } catch { throw wrap(error, column: column) }
+        }
+        let length = Int(PQgetlength(result, r, c))
+        let dataType = PostgresDataType(oid: PQftype(result, c))
+        guard let value = PQgetvalue(result, r, c) else {
+            throw PostgresError(.decodingFailed, message: "libpq returned no value for column \(column)")
+        }
+        do {
+            return try Value.decode(text: UnsafeRawBufferPointer(start: value, count: length), type: dataType)
+        } catch {
+            throw wrap(error, column: column)
+        }
+    }
+
+    private func wrap(_ error: any Error, column: Int) -> PostgresError {
+        let reason = (error as? PostgresDecodingFailure)?.reason ?? "\(error)"
+        return PostgresError(.decodingFailed, message: "column \(column) (\(columnName(column))): \(reason)")
+    }
+}
+
+/// The rows a statement returned (possibly none), with its command tag.
+public struct PostgresRows: Sendable, RandomAccessCollection {
+    let storage: PostgresResultStorage?
+    /// The command tag (`SELECT 1`, `INSERT 0 3`, `UPDATE 2`, ...).
+    public let commandTag: String
+    /// Rows inserted, updated, deleted, selected, ... as reported by the command tag; 0 if none.
+    public let affectedRows: Int
+
+    init(storage: PostgresResultStorage?) {
+        self.storage = storage
+        if let result = storage?.result {
+            commandTag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
+            affectedRows = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        } else {
+            commandTag = ""
+            affectedRows = 0
+        }
+    }
+
+    /// Column names, in order.
+    public var columns: [String] {
+        guard let storage else { return [] }
+        return (0..<storage.columnCount).map(storage.columnName)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { storage?.rowCount ?? 0 }
+    public subscript(position: Int) -> PostgresRow {
+        precondition(position >= 0 && position < endIndex, "row index out of range")
+        // storage is non-nil whenever endIndex > 0.
+        return PostgresRow(storage: storage.unsafelyUnwrapped, index: position)
+    }
+
+    /// Every row decoded as a tuple of the given types, one per column in order.
+    public func decode<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> [(repeat each Column)] {
+        try map { try $0.decode(types) }
+    }
+
+    /// The one row's columns, or nil when there is no row; throws if there are several.
+    public func single<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column)? {
+        guard count <= 1 else { throw PostgresError(.decodingFailed, message: "expected at most one row, got \(count)") }
+        return try first?.decode(types)
+    }
+}
+
+/// One row of a result; decode its columns by position or name.
+public struct PostgresRow: Sendable {
+    let storage: PostgresResultStorage
+    let index: Int
+
+    /// The column at `column` (0-based) as `type`.
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type, at column: Int) throws -> Value {
+        try storage.decode(type, row: index, column: column)
+    }
+
+    /// The column named `name` as `type`.
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type, column name: String) throws -> Value {
+        guard let column = storage.columnIndex(name) else {
+            throw PostgresError(.decodingFailed, message: "no column named '\(name)'")
+        }
+        return try storage.decode(type, row: index, column: column)
+    }
+
+    /// The first columns, in order, as a tuple of the given types.
+    public func decode<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column) {
+        var column = 0
+        func next<Value: PostgresDecodable>(_ type: Value.Type) throws -> Value {
+            defer { column += 1 }
+            return try storage.decode(type, row: index, column: column)
+        }
+        return (repeat try next((each Column).self))
+    }
+}

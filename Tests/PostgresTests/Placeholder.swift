@@ -1,3 +1,0 @@
-import Testing
-
-// Tests for the Postgres target arrive with its implementation.
