@@ -45,6 +45,8 @@ struct DeferredOperationEndCheck {
     var errorPosition: Int
     /// Its own variable usages, in document order.
     var usages: [ValidationVariableUsage]
+    /// The fragments it uses (definition indexes), in graphql-js's order.
+    var referenced: [Int]
 }
 
 /// Validates one document against one schema; used once.
@@ -192,7 +194,7 @@ final class DocumentValidator {
                 position += 1
             }
             errors = []
-            try? operationEndChecks(definitionIndex: check.definitionIndex, ownUsages: check.usages)
+            try? operationEndChecks(definitionIndex: check.definitionIndex, ownUsages: check.usages, referenced: check.referenced)
             merged.append(contentsOf: errors)
         }
         throwsAtLimit = true

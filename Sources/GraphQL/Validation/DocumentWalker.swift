@@ -64,9 +64,10 @@ extension DocumentValidator {
         let referenced = recursivelyReferencedFragments(of: operation.selectionSet)
         referencedFragmentsByOperation.append(referenced)
         if referenced.allSatisfy({ fragmentUsages[$0] != nil }) {
-            try operationEndChecks(definitionIndex: index, ownUsages: usages)
+            try operationEndChecks(definitionIndex: index, ownUsages: usages, referenced: referenced)
         } else {
-            deferredChecks.append(DeferredOperationEndCheck(definitionIndex: index, errorPosition: errors.count, usages: usages))
+            deferredChecks.append(DeferredOperationEndCheck(definitionIndex: index, errorPosition: errors.count,
+                                                            usages: usages, referenced: referenced))
         }
     }
 

@@ -17,9 +17,12 @@ struct ValidationOperationUsages: Sequence {
 extension DocumentValidator {
     /// NoUndefinedVariables, NoUnusedVariables and VariablesInAllowedPosition for
     /// the operation at `definitionIndex`, whose fragments have all been walked.
-    func operationEndChecks(definitionIndex: Int, ownUsages: [ValidationVariableUsage]) throws(ValidationAborted) {
+    func operationEndChecks(
+        definitionIndex: Int,
+        ownUsages: [ValidationVariableUsage],
+        referenced: [Int]
+    ) throws(ValidationAborted) {
         guard case .operation(let operation) = document.definitions[definitionIndex] else { return }
-        let referenced = recursivelyReferencedFragments(of: operation.selectionSet)
         let usages = ValidationOperationUsages(own: ownUsages, fragments: referenced.map { fragmentUsages[$0] ?? [] })
         try checkNoUndefinedVariables(operation, usages: usages)
         try checkNoUnusedVariables(operation, usages: usages)

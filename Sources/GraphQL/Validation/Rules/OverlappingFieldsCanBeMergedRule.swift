@@ -13,6 +13,9 @@
 /// once per kind instead of once per pair (see `collectConflictsWithin`).
 extension DocumentValidator {
     func checkOverlappingFields(_ selectionSet: SelectionSet, parentType: GraphQLNamedType?) throws(ValidationAborted) {
+        // Without fragment spreads and repeated response names nothing here can
+        // conflict (sub-selections are checked where the walk visits them).
+        if !Self.mayConflict(selectionSet) { return }
         let conflicts = findConflictsWithinSelectionSet(parentType: parentType, selectionSet: selectionSet)
         for conflict in conflicts {
             try report(
@@ -21,6 +24,38 @@ extension DocumentValidator {
                 conflict.fields1 + conflict.fields2
             )
         }
+    }
+
+    /// Whether a selection set spreads a fragment or repeats a response name
+    /// (looking into its inline fragments), without building its field map.
+    private static func mayConflict(_ selectionSet: SelectionSet) -> Bool {
+        var names: [String] = []
+        var set: Set<String>?
+        var stack: [SelectionSet] = [selectionSet]
+        while let current = stack.popLast() {
+            for selection in current.selections {
+                switch selection {
+                case .fragmentSpread:
+                    return true
+                case .inlineFragment(let inline):
+                    stack.append(inline.selectionSet)
+                case .field(let field):
+                    let key = field.alias?.value ?? field.name.value
+                    if let inserted = set?.insert(key).inserted {
+                        if !inserted { return true }
+                    } else if names.contains(key) {
+                        return true
+                    } else if names.count < 16 {
+                        names.append(key)
+                    } else {
+                        var seen = Set(names)
+                        seen.insert(key)
+                        set = seen
+                    }
+                }
+            }
+        }
+        return false
     }
 
     // MARK: Entry points
@@ -116,11 +151,15 @@ extension DocumentValidator {
 
     /// Every pair of fields with one response name in one selection set.
     ///
-    /// Exactly graphql-js's pairs and order; but two leaf fields with the same
-    /// parent type, name and arguments can never conflict, and a leaf field
-    /// conflicts with such a twin exactly when it conflicts with the first of
-    /// them; so in a large group, leaf twins are compared once and the answer
-    /// reused, which keeps `{ a a a ... }` (60,000 times) linear.
+    /// Exactly graphql-js's pairs and order, with one shortcut for large groups.
+    /// Fields written alike (same parent type, name, arguments and
+    /// sub-selections, fragment spreads included) are one "kind". Whether two
+    /// fields conflict depends only on their kinds and on which fragment pairs
+    /// were already compared; that set only grows, and a grown set can only hide
+    /// conflicts. So once two kinds are found not to conflict, later pairs of
+    /// the same kinds cannot conflict either, and would only re-mark fragment
+    /// pairs already marked: they are skipped. This keeps `{ a a a ... }` or
+    /// `{ a { ...F } a { ...F } ... }` repeated thousands of times linear.
     private func collectConflictsWithin(_ conflicts: inout [OverlapConflict], _ fields: OverlapFieldMap) {
         for (groupIndex, group) in fields.groups.enumerated() where group.count > 1 {
             let responseName = fields.names[groupIndex]
@@ -138,7 +177,7 @@ extension DocumentValidator {
         }
     }
 
-    /// Groups larger than this use leaf-twin classes.
+    /// Groups larger than this use the kinds shortcut.
     static var pairwiseLimit: Int { 16 }
 
     private func collectConflictsWithinLargeGroup(
@@ -146,62 +185,44 @@ extension DocumentValidator {
         _ responseName: String,
         _ group: [OverlapField]
     ) {
-        // Class of each field: leaf fields by (parent type, name, arguments); others alone.
-        var classOf: [Int] = []
-        classOf.reserveCapacity(group.count)
-        var classByKey: [OverlapLeafKey: Int] = [:]
-        var classCount = 0
+        // The kind of each field.
+        var kindOf: [Int] = []
+        kindOf.reserveCapacity(group.count)
+        var kindByKey: [String: Int] = [:]
         var members: [[Int]] = []
-        var isLeafClass: [Bool] = []
         for (index, info) in group.enumerated() {
-            if info.field.selectionSet == nil {
-                let key = OverlapLeafKey(parent: info.parentType?.name, name: info.field.name.value,
-                                       arguments: argumentsKey(info.field))
-                if let existing = classByKey[key] {
-                    classOf.append(existing)
-                    members[existing].append(index)
-                    continue
-                }
-                classByKey[key] = classCount
-                isLeafClass.append(true)
+            let key = structuralKey(info)
+            if let existing = kindByKey[key] {
+                kindOf.append(existing)
+                members[existing].append(index)
             } else {
-                isLeafClass.append(false)
+                kindByKey[key] = members.count
+                kindOf.append(members.count)
+                members.append([index])
             }
-            classOf.append(classCount)
-            members.append([index])
-            classCount += 1
         }
-        // For two leaf classes, whether their members conflict (decided once).
-        var leafPairConflicts: [Int: Bool] = [:]
-        var firstMemberAfter = [Int](repeating: 0, count: classCount)
+        let kindCount = members.count
+        // Pairs of kinds found not to conflict.
+        var harmless = Set<Int>()
+        var firstMemberAfter = [Int](repeating: 0, count: kindCount)
         for i in group.indices {
-            let classI = classOf[i]
+            let kindI = kindOf[i]
             var found: [(Int, OverlapConflict)] = []
-            for otherClass in 0..<classCount {
-                let list = members[otherClass]
-                // Members of `otherClass` after `i`: the list is increasing.
-                var start = firstMemberAfter[otherClass]
+            for otherKind in 0..<kindCount {
+                let list = members[otherKind]
+                // Members of `otherKind` after `i` (each list is increasing).
+                var start = firstMemberAfter[otherKind]
                 while start < list.count && list[start] <= i { start += 1 }
-                firstMemberAfter[otherClass] = start
+                firstMemberAfter[otherKind] = start
                 guard start < list.count else { continue }
-                if isLeafClass[classI] && isLeafClass[otherClass] {
-                    if classI == otherClass { continue }
-                    let pairKey = min(classI, otherClass) * classCount + max(classI, otherClass)
-                    if leafPairConflicts[pairKey] == false { continue }
-                    for j in list[start...] {
-                        if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
-                            found.append((j, conflict))
-                            leafPairConflicts[pairKey] = true
-                        } else {
-                            leafPairConflicts[pairKey] = false
-                            break
-                        }
-                    }
-                } else {
-                    for j in list[start...] {
-                        if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
-                            found.append((j, conflict))
-                        }
+                let pairKey = min(kindI, otherKind) * kindCount + max(kindI, otherKind)
+                if harmless.contains(pairKey) { continue }
+                for j in list[start...] {
+                    if let conflict = findConflict(mutuallyExclusive: false, responseName, group[i], group[j]) {
+                        found.append((j, conflict))
+                    } else {
+                        harmless.insert(pairKey)
+                        break
                     }
                 }
             }
@@ -210,6 +231,40 @@ extension DocumentValidator {
             // Enough conflicts to reach the error limit: the rest cannot be reported.
             if conflicts.count > maxErrors { return }
         }
+    }
+
+    /// A text identifying how a field is written: parent type, name, arguments,
+    /// and sub-selections (fields, inline fragments, fragment spreads by name).
+    private func structuralKey(_ info: OverlapField) -> String {
+        var key = (info.parentName ?? "?") + "."
+        appendStructure(of: info.field, to: &key)
+        return key
+    }
+
+    private func appendStructure(of field: Field, to key: inout String) {
+        key += field.name.value
+        // Arguments may contain any text: a length prefix keeps keys unambiguous.
+        let arguments = argumentsKey(field)
+        key += "(\(arguments.utf8.count))" + arguments
+        if let selectionSet = field.selectionSet { appendStructure(of: selectionSet, to: &key) }
+    }
+
+    private func appendStructure(of selectionSet: SelectionSet, to key: inout String) {
+        key += "{"
+        for selection in selectionSet.selections {
+            switch selection {
+            case .fragmentSpread(let spread):
+                key += "..." + spread.name.value
+            case .field(let field):
+                key += field.responseKey + ":"
+                appendStructure(of: field, to: &key)
+            case .inlineFragment(let inline):
+                key += "... on " + (inline.typeCondition?.name.value ?? "")
+                appendStructure(of: inline.selectionSet, to: &key)
+            }
+            key += " "
+        }
+        key += "}"
     }
 
     private func collectConflictsBetween(
@@ -241,7 +296,7 @@ extension DocumentValidator {
         let node1 = field1.field
         let node2 = field2.field
         let mutuallyExclusive = parentFieldsAreMutuallyExclusive
-            || (field1.parentType?.name != field2.parentType?.name && isObject(field1.parentType) && isObject(field2.parentType))
+            || (field1.parentName != field2.parentName && field1.parentIsObject && field2.parentIsObject)
         if !mutuallyExclusive {
             if node1.name.value != node2.name.value {
                 return OverlapConflict(responseName: responseName,
@@ -253,8 +308,8 @@ extension DocumentValidator {
                                      fields1: [node1.loc.start], fields2: [node2.loc.start])
             }
         }
-        let type1 = field1.definition?.type
-        let type2 = field2.definition?.type
+        let type1 = field1.type
+        let type2 = field2.type
         if let type1, let type2, doTypesConflict(type1, type2) {
             return OverlapConflict(responseName: responseName,
                                  reason: .text("they return conflicting types \"\(type1)\" and \"\(type2)\""),
@@ -349,13 +404,19 @@ extension DocumentValidator {
             switch selection {
             case .field(let field):
                 // graphql-js looks fields up directly here: meta fields have no definition.
-                var definition: GraphQLFieldDefinition?
+                var type: GraphQLTypeReference?
+                var isObject = false
                 switch parentType {
-                case .object(let object)?: definition = object.field(named: field.name.value)
-                case .interface(let interface)?: definition = interface.field(named: field.name.value)
-                default: definition = nil
+                case .object(let object)?:
+                    type = object.field(named: field.name.value)?.type
+                    isObject = true
+                case .interface(let interface)?:
+                    type = interface.field(named: field.name.value)?.type
+                default:
+                    type = nil
                 }
-                result.add(field.responseKey, OverlapField(parentType: parentType, field: field, definition: definition))
+                result.add(field.responseKey, OverlapField(parentName: parentType?.name, parentIsObject: isObject,
+                                                           field: field, type: type))
             case .fragmentSpread(let spread):
                 if fragmentNames.insert(spread.name.value).inserted {
                     result.fragmentNames.append(spread.name.value)
@@ -372,9 +433,12 @@ extension DocumentValidator {
 
 /// A field as OverlappingFieldsCanBeMerged sees it.
 struct OverlapField {
-    var parentType: GraphQLNamedType?
+    /// The parent type's name (nil when unknown), and whether it is an object type.
+    var parentName: String?
+    var parentIsObject: Bool
     var field: Field
-    var definition: GraphQLFieldDefinition?
+    /// The field definition's type, when the field is defined.
+    var type: GraphQLTypeReference?
 }
 
 /// The fields of one selection set by response name (first-seen order), and the
@@ -418,13 +482,6 @@ struct OverlapConflict {
     var reason: OverlapConflictReason
     var fields1: [Int]
     var fields2: [Int]
-}
-
-/// A leaf field's identity for the twin classes of large groups.
-struct OverlapLeafKey: Hashable {
-    var parent: String?
-    var name: String
-    var arguments: String
 }
 
 /// Pairs of fragment names already compared, and whether under mutual exclusion

@@ -328,9 +328,9 @@ for (const file of files) {
     const schemaName = c.options.schema || 'default';
     const schema = schemas[schemaName];
     if (!schema) throw new Error(`${file}: unknown schema ${schemaName}`);
-    const maxErrors = c.options.maxErrors ? Number(c.options.maxErrors) : undefined;
+    const maxErrors = c.options.maxErrors !== undefined ? Number(c.options.maxErrors) : undefined;
     const doc = g.parse(document);
-    const errors = g.validate(schema, doc, rules, maxErrors ? { maxErrors } : undefined);
+    const errors = g.validate(schema, doc, rules, maxErrors !== undefined ? { maxErrors } : undefined);
     const own = ownRules.length ? g.validate(schema, doc, ownRules) : [];
     if (c.expect === 'accepted' && errors.length !== 0) {
       console.error(`${file}: "${c.name}" is marked accepted but graphql-js reports:\n  ` +
@@ -343,7 +343,7 @@ for (const file of files) {
       failures += 1;
     }
     const entry = { name: c.name, expect: c.expect, schema: schemaName, document, errors: toJSON(errors) };
-    if (maxErrors) entry.maxErrors = maxErrors;
+    if (maxErrors !== undefined) entry.maxErrors = maxErrors;
     out.push(entry);
   }
   fs.writeFileSync(path.join(here, ruleName + '.json'),
