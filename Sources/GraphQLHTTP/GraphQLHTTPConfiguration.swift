@@ -18,7 +18,7 @@ public struct GraphQLHTTPConfiguration: Sendable {
     public var parserLimits: ParserLimits
     /// Parsed-and-validated documents kept. Default 1000.
     public var documentCacheCapacity: Int
-    /// The schema's SDL served at `GET /schema.graphql`; `nil` turns the endpoint off. Default `nil`.
+    /// The SDL served at `GET /schema.graphql`; `nil` serves the schema as printed by the engine. Default `nil`.
     public var schemaSDL: String?
 
     /// A configuration with the documented defaults, each overridable.

@@ -18,8 +18,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     public let metrics: MetricsRegistry
     /// Persisted documents (register trusted documents here for allow-list mode).
     public let persistedQueries: PersistedQueryStore
-    /// Parsed and validated documents.
-    public let documents: DocumentCache
+    /// The engine: document cache (parsed, validated, with execution plans) and execution.
+    public let engine: GraphQLEngine
 
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable
@@ -45,7 +45,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.configuration = configuration
         self.metrics = metrics
         self.persistedQueries = PersistedQueryStore(mode: configuration.persistedQueries, capacity: configuration.persistedQueryCapacity)
-        self.documents = DocumentCache(capacity: configuration.documentCacheCapacity)
+        self.engine = GraphQLEngine(
+            schema: schema, limits: configuration.parserLimits, cacheCapacity: max(1, configuration.documentCacheCapacity))
         self.readinessChecks = readiness
         self.contextProvider = context
         self.rootValue = rootValue
@@ -55,8 +56,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
         inFlight = metrics.gauge("payql_graphql_requests_in_flight", help: "GraphQL requests being handled.")
-        let documents = self.documents
+        let documents = engine.cache
         metrics.addCollector {
+            guard let documents else { return "" }
             let (hits, misses) = documents.statistics
             return """
             # HELP payql_graphql_document_cache_hits_total Documents found already parsed and validated.
@@ -121,6 +123,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     struct Prepared: Sendable {
         var started = ContinuousClock.now
+        var text: String
+        var prepared: PreparedDocument
         var document: Document
         var operation: OperationDefinition
         var parameters: GraphQLRequestParameters
@@ -165,7 +169,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             case .request(let failure): return requestError([failure.errorJSON], mediaType: mediaType, operation: label)
             }
         }
-        let prepared = documents.document(for: text) { prepareDocument(text) }
+        let prepared = engine.prepare(text)
         guard let document = prepared.document else {
             return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_PARSE_FAILED") }, mediaType: mediaType, operation: label)
         }
@@ -203,7 +207,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
         }
         return .execute(Prepared(
-            document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+            text: text, prepared: prepared, document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
     }
 
     func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
@@ -214,9 +218,11 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return (failure, error.status >= 500 ? "server_error" : "request_error")
         }
-        let result = await GraphQL.execute(schema: schema, request: ExecutionRequest(
-            document: prepared.document, operationName: prepared.parameters.operationName,
-            variables: prepared.parameters.variables, context: context, rootValue: rootValue))
+        let result = await engine.execute(
+            prepared.prepared,
+            request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
+                                    variables: prepared.parameters.variables),
+            context: context, rootValue: rootValue)
         return respond(result, prepared: prepared)
     }
 
@@ -240,16 +246,6 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                                     body: JSONWriter.write(.object(body)))
         response.logFields = [("operation", prepared.operationLabel)]
         return (response, outcome)
-    }
-
-    /// Parses and validates on a cache miss.
-    private func prepareDocument(_ text: String) -> PreparedDocument {
-        do {
-            let document = try Parser.parse(text, limits: configuration.parserLimits)
-            return PreparedDocument(document: document, errors: validate(schema: schema, document: document))
-        } catch {
-            return PreparedDocument(document: nil, errors: [error])
-        }
     }
 
     /// The error as JSON with `extensions.code` set (kept when present); suggestions removed when introspection is off.

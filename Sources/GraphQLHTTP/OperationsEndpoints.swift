@@ -1,3 +1,4 @@
+import GraphQL
 import HTTPServer
 import JSON
 
@@ -22,10 +23,7 @@ extension GraphQLHTTPHandler {
         case "/metrics":
             return .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         default:
-            guard let sdl = configuration.schemaSDL else {
-                return .json(["errors": [["message": "Not found.", "extensions": ["code": "NOT_FOUND"]]]], status: 404)
-            }
-            return .text(sdl, contentType: "text/plain; charset=utf-8")
+            return .text(configuration.schemaSDL ?? printSchema(schema), contentType: "text/plain; charset=utf-8")
         }
     }
 

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Benchmarks/http: wrk against POST /graphql on three servers, one after the other,
+# in the same run: PayQL (`payql serve --workload`), node `http` + graphql-js on the
+# same schema and resolvers, and bare libmicrohttpd (the ceiling, `{ __typename }` only).
+#
+# Usage: Benchmarks/http/run.sh [SECONDS=10] [CONNECTIONS=64] [THREADS=2]
+#   PAYQL=/path/to/release/payql skips the build; WORKLOAD=DIR (default ../shared/bench/graphql).
+# Needs: wrk, node, libmicrohttpd-dev, cc; builds payql in release mode.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+SECONDS_PER_RUN=${1:-10}
+CONNECTIONS=${2:-64}
+WRK_THREADS=${3:-2}
+WORKLOAD=${WORKLOAD:-$ROOT/../shared/bench/graphql}
+SCRATCH=${SCRATCH:-$ROOT/.build-http-release}
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== building payql (release) and the bare libmicrohttpd server"
+if [ -z "${PAYQL:-}" ]; then
+  swift build -c release --scratch-path "$SCRATCH" --product payql >/dev/null
+  PAYQL="$SCRATCH/release/payql"
+fi
+cc -O2 -o "$WORK/bare-mhd" Benchmarks/http/bare-mhd.c -lmicrohttpd
+
+# Request bodies.
+python3 - "$WORKLOAD" "$WORK" <<'PY'
+import json, sys
+workload, work = sys.argv[1], sys.argv[2]
+json.dump({"query": "{ __typename }"}, open(f"{work}/typename.json", "w"))
+query = open(f"{workload}/query.graphql").read()
+variables = json.load(open(f"{workload}/variables.json"))
+json.dump({"query": query, "variables": variables, "operationName": "OrderDetails"}, open(f"{work}/workload.json", "w"))
+PY
+
+wait_port() {
+  for _ in $(seq 1 100); do
+    if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "server on port $1 did not start" >&2
+  return 1
+}
+
+# Checks that a server's workload answer equals expected_result.json (keys in order).
+check_workload() {
+  python3 - "$1" "$WORK/workload.json" "$WORKLOAD/expected_result.json" <<'PY'
+import json, sys, urllib.request
+port, body, expected = sys.argv[1], open(sys.argv[2], "rb").read(), open(sys.argv[3]).read()
+request = urllib.request.Request(f"http://127.0.0.1:{port}/graphql", data=body, headers={"content-type": "application/json"})
+got = json.loads(urllib.request.urlopen(request).read(), object_pairs_hook=list)
+if got != json.loads(expected, object_pairs_hook=list):
+    sys.exit(f"server on {port}: workload response differs from expected_result.json")
+PY
+}
+
+RESULTS="$WORK/results.txt"
+bench() { # name port body
+  local line
+  line=$(WRK_BODY_FILE="$WORK/$3.json" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency \
+    -s Benchmarks/http/post.lua "http://127.0.0.1:$2/graphql" | grep '^RESULT')
+  echo "$1 $3 $line" | tee -a "$RESULTS"
+}
+
+run_server() { # name port command...
+  local name=$1 port=$2
+  shift 2
+  "$@" >"$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$port"
+}
+
+stop_last() {
+  local pid=${PIDS[-1]}
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset 'PIDS[-1]'
+}
+
+echo "== wrk -t$WRK_THREADS -c$CONNECTIONS -d${SECONDS_PER_RUN}s, POST /graphql, keep-alive"
+run_server payql 18080 "$PAYQL" serve --port 18080 --workload "$WORKLOAD" --log-level off
+check_workload 18080
+bench payql 18080 typename
+bench payql 18080 workload
+stop_last
+
+run_server node 18081 node Benchmarks/http/node-graphql-server.js "$WORKLOAD" 18081
+check_workload 18081
+bench node-graphql-js 18081 typename
+bench node-graphql-js 18081 workload
+stop_last
+
+run_server bare 18082 "$WORK/bare-mhd" 18082 "$(nproc)"
+bench bare-libmicrohttpd 18082 typename
+stop_last
+
+echo
+echo "== summary (req/s, p50, p99)"
+python3 - "$RESULTS" <<'PY'
+import re, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, body, _, *fields = line.split()
+    values = dict(field.split("=") for field in fields)
+    rows[(name, body)] = values
+print(f"{'server':<22}{'request':<12}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
+for (name, body), v in rows.items():
+    print(f"{name:<22}{body:<12}{v['rps']:>10}{v['p50_ms']:>10}{v['p99_ms']:>10}{v['errors']:>8}")
+def rps(name, body):
+    return float(rows[(name, body)]["rps"]) if (name, body) in rows else None
+p, n, b = rps("payql", "typename"), rps("node-graphql-js", "typename"), rps("bare-libmicrohttpd", "typename")
+pw, nw = rps("payql", "workload"), rps("node-graphql-js", "workload")
+if p and n: print(f"payql / node, {{ __typename }}: {p / n:.2f}x (goal >= 2x)")
+if pw and nw: print(f"payql / node, workload:        {pw / nw:.2f}x (goal >= 5x)")
+if p and b: print(f"payql / bare ceiling:          {100 * p / b:.0f}% (goal >= 60%)")
+PY
