@@ -10,6 +10,7 @@ struct SandboxHarness {
     let sandbox: SandboxServer
     let client: HTTPClient
     let transport: ProviderTransportSettings
+    let receiver: WebhookReceiver
 
     /// Short timeouts so fault tests finish quickly; the adapters' defaults are longer.
     static let fastTransport = ProviderTransportSettings(attemptTimeout: .seconds(2), operationDeadline: .seconds(4),
@@ -18,25 +19,35 @@ struct SandboxHarness {
     /// Runs `body` against a fresh sandbox; always shuts both down.
     static func run(transport: ProviderTransportSettings = fastTransport,
                     _ body: (SandboxHarness) async throws -> Void) async throws {
-        // Webhooks go to a closed loopback port: each delivery fails fast but is
-        // logged with its exact headers and body, which the tests then verify.
-        let sandbox = try await SandboxServer.start(SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget("http://127.0.0.1:9/hooks")],
-                                                                         webhookTimeout: .seconds(1)))
+        // Webhooks are really delivered over HTTP to a loopback receiver, which
+        // keeps their exact headers and bytes for the adapters to verify.
+        let receiver = try WebhookReceiver()
+        let sandbox: SandboxServer
+        do {
+            sandbox = try await SandboxServer.start(SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget("http://127.0.0.1:\(receiver.port)/hooks")],
+                                                                         webhookTimeout: .seconds(2)))
+        } catch {
+            receiver.stop()
+            throw error
+        }
         let client: HTTPClient
         do { client = try HTTPClient() } catch {
             await sandbox.shutdown()
+            receiver.stop()
             throw error
         }
-        let harness = SandboxHarness(sandbox: sandbox, client: client, transport: transport)
+        let harness = SandboxHarness(sandbox: sandbox, client: client, transport: transport, receiver: receiver)
         do {
             try await body(harness)
         } catch {
             await client.shutdown()
             await sandbox.shutdown()
+            receiver.stop()
             throw error
         }
         await client.shutdown()
         await sandbox.shutdown()
+        receiver.stop()
     }
 
     var credentials: SandboxCredentials { sandbox.credentials }
@@ -104,13 +115,13 @@ struct SandboxHarness {
         return try #require(answer as? [String: Any])
     }
 
-    /// The webhook deliveries the sandbox attempted, as requests our verifier can check.
+    /// The webhooks the receiver got for `provider` (sent to `/hooks/{provider}`),
+    /// with the event type read from the body.
     func webhooks(provider: String) async throws -> [(event: String, request: WebhookRequest)] {
-        let log = try #require(try await control("GET", "/_sandbox/webhooks") as? [[String: Any]])
-        return log.compactMap { entry in
-            guard entry["provider"] as? String == provider, let event = entry["event"] as? String,
-                  let headers = entry["headers"] as? [String: String], let body = entry["body"] as? String else { return nil }
-            return (event, WebhookRequest(headers: headers.map { ($0.key, $0.value) }, body: Array(body.utf8)))
+        guard let name = ProviderName(rawValue: provider) else { return [] }
+        return receiver.deliveries.filter { $0.path.hasSuffix("/\(provider)") }.map { delivery in
+            let request = WebhookRequest(headers: delivery.headers, body: delivery.body)
+            return ((try? Webhooks.event(provider: name, request: request).type) ?? "", request)
         }
     }
 }
