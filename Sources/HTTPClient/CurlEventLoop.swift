@@ -21,7 +21,7 @@ import Glibc
 /// while holding the mutex and only while not `stopped`, so none can reach a
 /// freed multi handle.
 final class CurlEventLoop: Sendable {
-    private struct Shared {
+    private struct Shared: Sendable {
         var added: [Transfer] = []
         var cancelled: [Transfer] = []
         var stopping = false
@@ -31,7 +31,7 @@ final class CurlEventLoop: Sendable {
 
     /// The `CURLM *`; see the type's comment for which thread may use it for what.
     private let multi: MultiHandle
-    private let shared = Mutex(Shared())
+    private let shared = LockedState(Shared())
     private let connections = Atomic<Int>(0)
 
     /// Creates the multi handle with the configuration's limits and starts the thread.
