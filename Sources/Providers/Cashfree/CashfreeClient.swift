@@ -43,7 +43,9 @@ public struct CashfreeConfiguration: Sendable {
 /// The Cashfree PG adapter: orders (→ `payment_session_id`), order status,
 /// payments, refunds, idempotency keys and webhook signatures.
 public struct CashfreeAdapter: OrderProvider {
+    /// Which provider this adapter speaks to.
     public let name = ProviderName.cashfree
+    /// What this adapter can do.
     public let capabilities: ProviderCapabilities = [.orders, .orderPayments, .refunds, .orderIdempotencyKey, .refundIdempotencyKey, .webhooks]
     /// The configuration in force.
     public let configuration: CashfreeConfiguration

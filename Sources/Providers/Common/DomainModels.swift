@@ -2,11 +2,14 @@
 public struct CustomerDetails: Sendable, Hashable {
     /// The merchant's own customer id (Cashfree `customer_id`, Setu `custID`).
     public var id: String?
+    /// Display name.
     public var name: String?
+    /// E-mail address.
     public var email: String?
     /// Phone number as the provider expects it (Cashfree: 10 digits).
     public var phone: String?
 
+    /// Creates the value from its fields.
     public init(id: String? = nil, name: String? = nil, email: String? = nil, phone: String? = nil) {
         self.id = id
         self.name = name
@@ -17,10 +20,14 @@ public struct CustomerDetails: Sendable, Hashable {
 
 /// A bank account for Third-Party Validation: payments are only accepted from it.
 public struct BankAccountDetails: Sendable, Hashable {
+    /// The full account number (sent to the provider, never logged).
     public var accountNumber: String
+    /// The branch IFSC.
     public var ifsc: String
+    /// The account holder's name.
     public var beneficiaryName: String
 
+    /// Creates the value from its fields.
     public init(accountNumber: String, ifsc: String, beneficiaryName: String) {
         self.accountNumber = accountNumber
         self.ifsc = ifsc
@@ -38,7 +45,9 @@ public struct CreateOrderRequest: Sendable {
     /// The merchant's unique reference: Razorpay `receipt`, Cashfree `order_id`,
     /// Instamojo `transaction_id`.
     public var reference: String
+    /// The amount, exact in minor units.
     public var amount: Amount
+    /// The paying customer.
     public var customer: CustomerDetails?
     /// Shown to the buyer (Instamojo `purpose`, Cashfree `order_note`).
     public var description: String?
@@ -88,21 +97,26 @@ public enum CheckoutData: Sendable, Hashable {
 
 /// An order as the provider reports it.
 public struct ProviderOrder: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
     /// The provider's order id (`order_…`, Cashfree's `order_id`, Instamojo payment request id).
     public var id: String
     /// The merchant reference, as echoed.
     public var reference: String?
+    /// The amount, exact in minor units.
     public var amount: Amount
     /// Amount paid so far, when the provider reports it.
     public var amountPaid: Amount?
+    /// Unified status; `.unknown(raw)` needs reconciliation.
     public var status: OrderStatus
     /// The provider's status text, unchanged.
     public var rawStatus: String
+    /// What the client SDK needs to pay this order.
     public var checkout: CheckoutData
     /// Creation time as the provider wrote it (unix seconds or ISO-8601 text).
     public var createdAt: String?
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, id: String, reference: String?, amount: Amount, amountPaid: Amount? = nil,
                 status: OrderStatus, rawStatus: String, checkout: CheckoutData, createdAt: String? = nil) {
         self.provider = provider
@@ -119,10 +133,14 @@ public struct ProviderOrder: Sendable, Hashable {
 
 /// Why a payment failed, in the provider's words.
 public struct PaymentFailure: Sendable, Hashable {
+    /// The provider's code.
     public var code: String?
     public var description: String?
+    /// The provider's reason text.
     public var reason: String?
+    /// Where the failure arose (customer, bank, gateway…).
     public var source: String?
+    /// The step of the flow that failed.
     public var step: String?
 
     public init(code: String? = nil, description: String? = nil, reason: String? = nil, source: String? = nil, step: String? = nil) {
@@ -136,16 +154,24 @@ public struct PaymentFailure: Sendable, Hashable {
 
 /// One payment attempt.
 public struct ProviderPayment: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
+    /// The identifier, as the provider writes it.
     public var id: String
+    /// The order this belongs to (provider id).
     public var orderID: String?
+    /// The amount, exact in minor units.
     public var amount: Amount
+    /// Unified status; `.unknown(raw)` needs reconciliation.
     public var status: PaymentStatus
+    /// The provider's status text, unchanged.
     public var rawStatus: String
     /// The method as the provider names it (`upi`, `credit_card`, `UPI`).
     public var method: String?
+    /// Why it failed, when it did.
     public var failure: PaymentFailure?
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, id: String, orderID: String?, amount: Amount, status: PaymentStatus,
                 rawStatus: String, method: String? = nil, failure: PaymentFailure? = nil) {
         self.provider = provider
@@ -169,10 +195,12 @@ public struct RefundRequest: Sendable {
     public var amount: Amount?
     /// The merchant's unique refund reference (Cashfree `refund_id`, Instamojo `transaction_id`, Razorpay `receipt`).
     public var reference: String
+    /// A note for the refund, where the provider takes one.
     public var note: String?
     /// Safe-retry key (Razorpay `X-Refund-Idempotency`, Cashfree `x-idempotency-key`).
     public var idempotencyKey: String?
 
+    /// Creates the value from its fields.
     public init(paymentID: String, orderID: String? = nil, amount: Amount? = nil, reference: String,
                 note: String? = nil, idempotencyKey: String? = nil) {
         self.paymentID = paymentID
@@ -186,14 +214,22 @@ public struct RefundRequest: Sendable {
 
 /// A refund as the provider reports it.
 public struct ProviderRefund: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
+    /// The identifier, as the provider writes it.
     public var id: String
+    /// The provider's payment id.
     public var paymentID: String?
+    /// The merchant's reference, as echoed.
     public var reference: String?
+    /// The amount, exact in minor units.
     public var amount: Amount?
+    /// Unified status; `.unknown(raw)` needs reconciliation.
     public var status: RefundStatus
+    /// The provider's status text, unchanged.
     public var rawStatus: String
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, id: String, paymentID: String?, reference: String?, amount: Amount?,
                 status: RefundStatus, rawStatus: String) {
         self.provider = provider
@@ -208,14 +244,22 @@ public struct ProviderRefund: Sendable, Hashable {
 
 /// A customer created at a provider.
 public struct ProviderCustomer: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
+    /// The identifier, as the provider writes it.
     public var id: String
+    /// Display name.
     public var name: String?
+    /// E-mail address.
     public var email: String?
+    /// Phone number.
     public var phone: String?
+    /// GST identification number.
     public var gstin: String?
+    /// Free-form key/values.
     public var notes: [String: String]
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, id: String, name: String?, email: String?, phone: String?,
                 gstin: String? = nil, notes: [String: String] = [:]) {
         self.provider = provider
@@ -230,13 +274,20 @@ public struct ProviderCustomer: Sendable, Hashable {
 
 /// A whitelisted (TPV) bank account, masked as the provider returns it.
 public struct ProviderBankAccount: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
+    /// The identifier, as the provider writes it.
     public var id: String
+    /// The account number as the provider masks it.
     public var maskedAccountNumber: String?
+    /// The branch IFSC.
     public var ifsc: String?
+    /// The bank's name.
     public var bankName: String?
+    /// The account holder's name.
     public var beneficiaryName: String?
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, id: String, maskedAccountNumber: String?, ifsc: String?,
                 bankName: String?, beneficiaryName: String?) {
         self.provider = provider

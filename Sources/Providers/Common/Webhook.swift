@@ -9,6 +9,7 @@ public struct WebhookRequest: Sendable {
     /// The raw body.
     public var body: [UInt8]
 
+    /// Creates the value from its fields.
     public init(headers: [(name: String, value: String)], body: [UInt8]) {
         self.headers = headers
         self.body = body

@@ -1,6 +1,7 @@
 /// A verified webhook, normalised: what happened to which order, payment or
 /// refund, and a key to de-duplicate deliveries (providers deliver at least once).
 public struct WebhookEvent: Sendable, Hashable {
+    /// Which provider reported it.
     public var provider: ProviderName
     /// Stable across re-deliveries of the same event: Razorpay `x-razorpay-event-id`,
     /// Cashfree `x-idempotency-key`; derived from the payload where the provider sends none.
@@ -9,16 +10,22 @@ public struct WebhookEvent: Sendable, Hashable {
     public var type: String
     /// The provider's order id (Razorpay `order_…`, Cashfree `order_id`, Instamojo payment request id, Setu `orderId`).
     public var orderID: String?
+    /// The order's unified status, when the event carries the order.
     public var orderStatus: OrderStatus?
+    /// The provider's payment id.
     public var paymentID: String?
+    /// The payment's unified status, when the event is about a payment.
     public var paymentStatus: PaymentStatus?
     /// The payment's raw status, when there is one.
     public var rawPaymentStatus: String?
+    /// The refund id (Cashfree: the merchant `refund_id`), for refund events.
     public var refundID: String?
+    /// The refund's unified status, for refund events.
     public var refundStatus: RefundStatus?
     /// The payment (or refund) amount the event carries.
     public var amount: Amount?
 
+    /// Creates the value from its fields.
     public init(provider: ProviderName, eventID: String, type: String, orderID: String? = nil, orderStatus: OrderStatus? = nil,
                 paymentID: String? = nil, paymentStatus: PaymentStatus? = nil, rawPaymentStatus: String? = nil,
                 refundID: String? = nil, refundStatus: RefundStatus? = nil, amount: Amount? = nil) {

@@ -48,7 +48,9 @@ public struct InstamojoConfiguration: Sendable {
 /// the order's payment options, UPI collect and its status, payment details,
 /// refunds and the webhook MAC.
 public struct InstamojoAdapter: OrderProvider {
+    /// Which provider this adapter speaks to.
     public let name = ProviderName.instamojo
+    /// What this adapter can do.
     public let capabilities: ProviderCapabilities = [.orders, .orderPayments, .refunds, .paymentOptions, .upiCollect, .webhooks]
     /// The configuration in force.
     public let configuration: InstamojoConfiguration

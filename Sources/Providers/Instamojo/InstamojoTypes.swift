@@ -3,19 +3,27 @@
 public struct PaymentOptions: Sendable, Hashable {
     /// A bank or wallet the customer can pick.
     public struct Choice: Sendable, Hashable {
+        /// The identifier, as the provider writes it.
         public var id: String
+        /// Display name.
         public var name: String
+        /// Logo URL, when the provider gives one.
         public var imageURL: String?
     }
     /// One EMI plan: months and yearly interest rate (percent, exact decimal text).
     public struct EMIPlan: Sendable, Hashable {
+        /// Instalment count (months).
         public var tenureMonths: Int
+        /// Yearly interest rate in percent, as exact decimal text.
         public var interestRatePercent: String
     }
     /// A bank offering EMI, with its plans.
     public struct EMIBank: Sendable, Hashable {
+        /// The provider's code.
         public var code: String
+        /// Display name.
         public var name: String
+        /// Available tenures and rates.
         public var plans: [EMIPlan]
     }
 

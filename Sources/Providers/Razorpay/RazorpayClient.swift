@@ -54,7 +54,9 @@ public struct TurboUPISession: Sendable, Hashable {
 /// The Razorpay adapter: customers, TPV bank accounts, orders, payments,
 /// refunds, Turbo UPI session tokens, checkout and webhook signatures.
 public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhitelisting {
+    /// Which provider this adapter speaks to.
     public let name = ProviderName.razorpay
+    /// What this adapter can do.
     public let capabilities: ProviderCapabilities = [
         .customers, .tpvBankAccounts, .orders, .orderPayments, .refunds, .refundIdempotencyKey,
         .turboUPISession, .paymentSignature, .webhooks,

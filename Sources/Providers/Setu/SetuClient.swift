@@ -23,6 +23,7 @@ public struct SetuConfiguration: Sendable {
     /// three sources disagree on this call's authentication [L], so PayQL sends
     /// `X-PARTNER-ID`, the Bearer token and these when configured.
     public var apiUser: String?
+    /// `x-api-password`, paired with ``apiUser``.
     public var apiPassword: Secret?
     /// Refresh the token when less than this remains.
     public var tokenRefreshMargin: Duration
@@ -58,7 +59,9 @@ public struct SetuConfiguration: Sendable {
 /// payment gateway): bill-pay links, the `initiate_payment` data, payment
 /// confirmation back to Setu and webhook verification.
 public struct SetuAdapter: PaymentProvider {
+    /// Which provider this adapter speaks to.
     public let name = ProviderName.setu
+    /// What this adapter can do.
     public let capabilities: ProviderCapabilities = [.billPayLinks, .paymentConfirmation, .webhooks]
     /// The configuration in force.
     public let configuration: SetuConfiguration

@@ -45,6 +45,7 @@ public struct SetuBillPayLinkRequest: Sendable {
     /// `redirectTo`: `transactions` or `disputes`.
     public var redirectTo: String?
 
+    /// Creates the value from its fields.
     public init(mobileNumber: String, customerID: String? = nil, category: String? = nil, billerID: String? = nil,
                 billParameters: [(name: String, value: String)] = [], additionalInfo: [String: String] = [:],
                 redirectTo: String? = nil) {
@@ -60,8 +61,11 @@ public struct SetuBillPayLinkRequest: Sendable {
 
 /// A single-use bill-pay link (create a new one each time the customer enters).
 public struct SetuBillPayLink: Sendable, Hashable {
+    /// The URL to open in the webview or browser.
     public var link: String
+    /// Setu's session id for the link.
     public var sessionID: String?
+    /// A short form of the link, when asked for.
     public var shortLink: String?
     /// Setu's trace id, to quote to their support.
     public var traceID: String?
@@ -72,10 +76,13 @@ public struct SetuBillPayLink: Sendable, Hashable {
 public struct SetuPaymentInitiation: Sendable, Hashable {
     /// Setu's order id (`COUWL…`).
     public var orderID: String
+    /// The amount, exact in minor units.
     public var amount: Amount
     /// Reload the webview here after the payment.
     public var postPaymentURL: String
+    /// The customer's mobile number.
     public var customerMobileNumber: String
+    /// The merchant's customer id, when sent.
     public var customerID: String?
     /// Modes the payment must use; empty means any.
     public var allowedPaymentModes: [SetuPaymentMode]
@@ -91,21 +98,28 @@ public struct SetuPaymentInitiation: Sendable, Hashable {
 
 /// The outcome PayQL reports back to Setu for an order (payment-event).
 public struct SetuPaymentConfirmation: Sendable {
+    /// What happened to the payment.
     public enum Outcome: Sendable, Hashable {
         case success
         case failure(code: String, message: String)
     }
 
+    /// The order this belongs to (provider id).
     public var orderID: String
     /// The merchant's unique payment reference (PG payment id or UTR).
     public var transactionID: String
     /// When the payment happened, unix seconds (sent as `YYYY-MM-DD HH:MM:SS` UTC).
     public var paidAt: Int64
+    /// The amount, exact in minor units.
     public var amount: Amount
+    /// How the customer paid.
     public var mode: SetuPaymentMode
+    /// Success, or failure with a code and message.
     public var outcome: Outcome
+    /// Free text for Setu, optional.
     public var remarks: String?
 
+    /// Creates the value from its fields.
     public init(orderID: String, transactionID: String, paidAt: Int64, amount: Amount, mode: SetuPaymentMode,
                 outcome: Outcome, remarks: String? = nil) {
         self.orderID = orderID
