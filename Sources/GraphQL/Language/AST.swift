@@ -6,6 +6,12 @@
 // The tree is immutable in practice: validation walks it, execution reads it.
 // Synthesised `==` compares locations too; use `structurallyEquals(_:)` on
 // values and types to compare what was written, wherever it was written.
+//
+// Nodes have no public initialisers: the parser builds them with the
+// synthesised (module-internal) memberwise ones. An explicit `init` that
+// assigns each property made the optimiser copy and destroy every `Field`
+// once more (about a quarter of parse time, Swift 6.3); the memberwise one
+// builds the value in place. Other targets get trees from `Parser.parse`.
 
 /// Start and end of a node as byte offsets into the UTF-8 source (`end` exclusive).
 ///
