@@ -19,8 +19,15 @@ final class SandboxRouter: Sendable {
         self.latency = latency
     }
 
-    var context: SimulatorContext {
-        SimulatorContext(rootURL: root.withLock { $0 }, nowMilliseconds: Clock.nowMilliseconds())
+    /// The context for one request: URLs in bodies follow the `Host` the client
+    /// used (so `http://sandbox:8090` inside compose), else the bound address.
+    func context(for request: SandboxRequest) -> SimulatorContext {
+        var rootURL = root.withLock { $0 }
+        if let host = request.header("host"), !host.isEmpty, host.count <= 255,
+           host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]_".contains($0)) }) {
+            rootURL = "http://" + host
+        }
+        return SimulatorContext(rootURL: rootURL, nowMilliseconds: Clock.nowMilliseconds())
     }
 
     func simulator(_ provider: SandboxProvider) -> (any ProviderSimulator)? {
@@ -56,7 +63,7 @@ final class SandboxRouter: Sendable {
         }
         var inner = request
         inner.path = relativePath
-        let result = simulator.handle(inner, context: context)
+        let result = simulator.handle(inner, context: context(for: request))
         dispatcher.deliverInBackground(result.webhooks)
         return result.response
     }

@@ -22,7 +22,7 @@ extension SandboxRouter {
             } else {
                 return Self.controlError(400, "body must be a JSON object")
             }
-            switch simulator.complete(orderID: s[2], body: body, context: context) {
+            switch simulator.complete(orderID: s[2], body: body, context: context(for: request)) {
             case .refused(let status, let message):
                 return Self.controlError(status, message)
             case .done(var result, let webhooks):
@@ -33,7 +33,7 @@ extension SandboxRouter {
         case ("POST", 4) where s[0] == "setu" && s[1] == "links" && s[3] == "initiate":
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
-            return setu.initiate(sessionID: s[2], body: body, context: context)
+            return setu.initiate(sessionID: s[2], body: body, context: context(for: request))
         case ("POST", 3) where s[1] == "tokens" && s[2] == "expire":
             // Lets a client's token refresh be tested without waiting for the expiry.
             switch simulator(SandboxProvider(rawValue: s[0]) ?? .razorpay) {
