@@ -68,6 +68,13 @@ public final class HTTPServer: Sendable {
     /// Requests currently being received, handled or sent.
     public var activeRequests: Int { core.active.load(ordering: .relaxed) }
 
+    /// How requests were answered since start: `inline` without suspending the
+    /// connection (the fast path, or a handler that never suspended), `suspended`
+    /// through suspend → task → resume.
+    public var dispatchCounts: (inline: Int, suspended: Int) {
+        (core.answeredInline.load(ordering: .relaxed), core.suspensions.load(ordering: .relaxed))
+    }
+
     /// Stops accepting connections, lets in-flight requests finish for up to
     /// `gracePeriod`, answers the rest with 503, then closes everything.
     /// Calling it again (or concurrently) waits for nothing and returns.

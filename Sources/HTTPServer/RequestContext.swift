@@ -17,9 +17,11 @@ final class RequestContext: @unchecked Sendable {
     enum Outcome {
         /// Not handed to a task (still reading, or answered on the fast path).
         case idle
-        /// Suspended while a task works; holds the task so a deadline can cancel it.
-        case waiting(Task<Void, Never>?)
-        /// The response to queue once resumed.
+        /// The handler's task started on the server thread and has not suspended yet.
+        case running
+        /// The connection is suspended while the task works; holds the task so a deadline can cancel it.
+        case suspended(Task<Void, Never>)
+        /// The response to queue (at once if the handler finished while `.running`, else once resumed).
         case ready(HTTPResponse)
     }
 
@@ -46,12 +48,30 @@ final class RequestContext: @unchecked Sendable {
         self.started = .now
     }
 
-    /// Moves to `.ready` if still waiting; returns the task to cancel and whether this call won.
-    func settle(with response: HTTPResponse) -> (won: Bool, task: Task<Void, Never>?) {
+    /// Stores the handler's response. Returns the task to cancel when the connection
+    /// was suspended and this call must resume it; `nil` otherwise (answered while
+    /// still running on the server thread, or already answered by someone else).
+    func settle(with response: HTTPResponse) -> Task<Void, Never>? {
         outcome.withLock { state in
-            guard case .waiting(let task) = state else { return (false, nil) }
+            switch state {
+            case .running:
+                state = .ready(response)
+                return nil
+            case .suspended(let task):
+                state = .ready(response)
+                return task
+            case .idle, .ready:
+                return nil
+            }
+        }
+    }
+
+    /// Like `settle`, but only for a suspended request (deadline, shutdown, teardown).
+    func settleIfSuspended(with response: HTTPResponse) -> Task<Void, Never>? {
+        outcome.withLock { state in
+            guard case .suspended(let task) = state else { return nil }
             state = .ready(response)
-            return (true, task)
+            return task
         }
     }
 

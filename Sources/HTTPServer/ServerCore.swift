@@ -16,6 +16,10 @@ final class ServerCore: Sendable {
     /// Suspended requests, for the deadline sweeper and for shutdown.
     let pending = Mutex<[ObjectIdentifier: RequestContext]>([:])
     private let requestCounter = Atomic<UInt64>(0)
+    /// Requests answered without suspending the connection (fast path or a handler that never suspended).
+    let answeredInline = Atomic<Int>(0)
+    /// Requests whose connection was suspended while the handler worked.
+    let suspensions = Atomic<Int>(0)
     private let idPrefix: String
 
     init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?) {
@@ -76,7 +80,7 @@ final class ServerCore: Sendable {
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
         active.subtract(1, ordering: .relaxed)
         // A request still suspended here can only be one the daemon is tearing down.
-        _ = context.settle(with: .dropConnection)
+        context.settleIfSuspended(with: .dropConnection)?.cancel()
         _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
         guard let logger else { return }
         let outcome: String
@@ -140,31 +144,55 @@ final class ServerCore: Sendable {
             method: context.method, path: context.path, query: query, headers: context.headers,
             body: context.body, remoteAddress: context.remoteAddress, id: context.requestID
         )
-        request.queryItems = URLEncodedForm.decode(Array(query.utf8))
         context.body = []
         if let response = handler.respondImmediately(to: &request) {
             context.phase = .done
+            answeredInline.add(1, ordering: .relaxed)
             return respond(context, response)
         }
+        // Start the handler on this thread: a handler that never suspends (its
+        // awaits all complete at once) finishes right here and is answered without
+        // suspend/resume; otherwise the connection is suspended until it finishes.
         context.phase = .waiting
-        context.outcome.withLock { $0 = .waiting(nil) }
-        pending.withLock { $0[ObjectIdentifier(context)] = context }
-        MHD_suspend_connection(context.connection)
-        let task = Task { [self] in
+        context.outcome.withLock { $0 = .running }
+        let task = Task.immediate { [self, request] in
             let response = await handler.handle(request)
             finish(context, with: response)
         }
-        context.outcome.withLock { state in
-            if case .waiting = state { state = .waiting(task) }
+        let ready: HTTPResponse? = context.outcome.withLock { state in
+            if case .ready(let response) = state {
+                state = .idle
+                return response
+            }
+            // Suspend under the lock so that `finish` cannot resume before the suspension.
+            state = .suspended(task)
+            pending.withLock { $0[ObjectIdentifier(context)] = context }
+            MHD_suspend_connection(context.connection)
+            return nil
         }
+        if let ready {
+            context.phase = .done
+            answeredInline.add(1, ordering: .relaxed)
+            return respond(context, ready)
+        }
+        suspensions.add(1, ordering: .relaxed)
         return .YES
     }
 
-    /// Hands `response` to a suspended request and resumes it; later calls for the same request do nothing.
+    /// Hands the handler's `response` to its request; resumes the connection if it was suspended.
     func finish(_ context: RequestContext, with response: HTTPResponse) {
-        let (won, task) = context.settle(with: response)
-        guard won else { return }
-        task?.cancel()
+        guard context.settle(with: response) != nil else { return }
+        resume(context)
+    }
+
+    /// Answers a suspended request (deadline, shutdown) and cancels its handler's task.
+    func abandon(_ context: RequestContext, with response: HTTPResponse) {
+        guard let task = context.settleIfSuspended(with: response) else { return }
+        task.cancel()
+        resume(context)
+    }
+
+    private func resume(_ context: RequestContext) {
         _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
         MHD_resume_connection(context.connection)
     }
@@ -174,7 +202,7 @@ final class ServerCore: Sendable {
         let now = ContinuousClock.now
         let late = pending.withLock { $0.values.filter { now - $0.started > limits.requestDeadline } }
         for context in late {
-            finish(context, with: Self.unavailable("request deadline exceeded", code: "REQUEST_TIMEOUT"))
+            abandon(context, with: Self.unavailable("request deadline exceeded", code: "REQUEST_TIMEOUT"))
         }
     }
 
@@ -182,7 +210,7 @@ final class ServerCore: Sendable {
     func abandonPending() {
         let all = pending.withLock { Array($0.values) }
         for context in all {
-            finish(context, with: Self.unavailable("server shutting down", code: "SHUTTING_DOWN"))
+            abandon(context, with: Self.unavailable("server shutting down", code: "SHUTTING_DOWN"))
         }
     }
 

@@ -46,6 +46,29 @@ import Testing
         }
     }
 
+    @Test func handlerThatNeverSuspendsIsAnsweredWithoutSuspendResume() async throws {
+        @Sendable func compute(_ request: HTTPRequest) async -> HTTPResponse { echo(request) }
+        let handler = ClosureHandler { request in await compute(request) }
+        try await withServer(handler: handler) { server in
+            for _ in 0..<5 {
+                let response = try await request(port: server.port, "GET", "/inline")
+                #expect(response.status == 200)
+            }
+            #expect(server.dispatchCounts.inline == 5 && server.dispatchCounts.suspended == 0)
+        }
+        let sleepy = ClosureHandler { request in
+            try? await Task.sleep(for: .milliseconds(1))
+            return echo(request)
+        }
+        try await withServer(handler: sleepy) { server in
+            for _ in 0..<3 {
+                let response = try await request(port: server.port, "GET", "/suspends")
+                #expect(response.status == 200)
+            }
+            #expect(server.dispatchCounts.inline == 0 && server.dispatchCounts.suspended == 3)
+        }
+    }
+
     @Test func chunkedUploadIsAssembled() async throws {
         try await withServer(handler: ClosureHandler(echo)) { server in
             let response = try await offPool {
