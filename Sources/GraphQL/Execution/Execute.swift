@@ -54,12 +54,12 @@ func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?
     }
 
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
-    let executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, fieldCount: plan.fieldCount)
+    var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, fieldCount: plan.fieldCount)
     let data: JSONValue
     if operation.operation == .mutation {
         data = await executor.executeSerially(plan.root, rootValue: request.rootValue)
     } else {
-        switch executor.executeFields(plan.root, source: request.rootValue) {
+        switch executor.executeFields(plan.root, source: Executor.objectSource(request.rootValue)) {
         case .value(let value):
             data = value
         case .node(let node):
@@ -150,8 +150,14 @@ public func coerceVariableValues(
 }
 
 extension Executor {
+    /// The root value as a selection source.
+    static func objectSource(_ value: any Sendable) -> ObjectSource {
+        if let json = value as? JSONValue, case .object(let object) = json { return .json(object) }
+        return .value(value)
+    }
+
     /// Runs pending work concurrently until none is left; completes each result on this task.
-    func drain() async {
+    mutating func drain() async {
         // One pending item and nothing else: await it inline, no child task.
         while pending.count == 1 {
             let work = pending.removeLast()
@@ -186,7 +192,7 @@ extension Executor {
     }
 
     /// Completes a pending field or list item with its awaited value.
-    func resume(_ work: PendingWork, with result: Result<(any Sendable)?, any Error>) {
+    mutating func resume(_ work: PendingWork, with result: Result<(any Sendable)?, any Error>) {
         restorePath(work.path)
         let completed: Completed
         switch result {
@@ -209,13 +215,13 @@ extension Executor {
     }
 
     /// Mutation root fields, each finished before the next starts (spec §6.2.2).
-    func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async -> JSONValue {
+    mutating func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async -> JSONValue {
         let node = ResultNode(object: JSONObject())
         for plan in selection.fields {
             pathKeys.removeAll(keepingCapacity: true)
             pathObjects.removeAll(keepingCapacity: true)
             push(.key(plan.responseKey))
-            let completed = executeField(plan, source: rootValue)
+            let completed = executeField(plan, source: Executor.objectSource(rootValue))
             node.keys.append(plan.responseKey)
             switch completed {
             case .value(let value): node.slots.append(.value(value))

@@ -74,11 +74,28 @@ struct PendingWork {
     let deferred: Deferred
 }
 
+/// The parent value of a selection: a JSON object (read without casts) or any value.
+enum ObjectSource {
+    case json(JSONObject)
+    case value(any Sendable)
+
+    /// The value as resolvers see it.
+    var boxed: any Sendable {
+        switch self {
+        case .json(let object): return JSONValue.object(object)
+        case .value(let value): return value
+        }
+    }
+}
+
 /// Executes one operation (spec §6). Completes everything it can synchronously,
 /// collecting async work as ``PendingWork``; then runs pending work concurrently
 /// (serially per root field for mutations) and completes each result as it
 /// arrives, which may queue more work.
-final class Executor {
+///
+/// A struct driven through `mutating` methods: its state is only ever touched by
+/// the task executing the request, and value semantics keep exclusivity checks static.
+struct Executor {
     let schema: GraphQLSchema
     let variables: JSONObject
     let scope: RequestScope
@@ -103,22 +120,22 @@ final class Executor {
 
     // MARK: Paths and errors
 
-    @inline(__always) func push(_ key: PathElement) {
+    @inline(__always) mutating func push(_ key: PathElement) {
         pathKeys.append(key)
         pathObjects.append(nil)
     }
 
-    @inline(__always) func pop() {
+    @inline(__always) mutating func pop() {
         pathKeys.removeLast()
         pathObjects.removeLast()
     }
 
     /// The current path as a shared linked path (built once per prefix).
-    func currentPath() -> ResponsePath {
+    mutating func currentPath() -> ResponsePath {
         materialize(pathKeys.count - 1)
     }
 
-    private func materialize(_ depth: Int) -> ResponsePath {
+    private mutating func materialize(_ depth: Int) -> ResponsePath {
         if let existing = pathObjects[depth] { return existing }
         let parent = depth > 0 ? materialize(depth - 1) : nil
         let path = ResponsePath(parent: parent, key: pathKeys[depth])
@@ -126,7 +143,7 @@ final class Executor {
         return path
     }
 
-    func restorePath(_ path: ResponsePath) {
+    mutating func restorePath(_ path: ResponsePath) {
         var chain: [ResponsePath] = []
         var node: ResponsePath? = path
         while let current = node {
@@ -141,7 +158,7 @@ final class Executor {
         }
     }
 
-    func record(_ error: FieldError, _ plan: FieldPlan) {
+    mutating func record(_ error: FieldError, _ plan: FieldPlan) {
         errors.append(GraphQLError(
             error.message,
             locations: source.locations(at: plan.nodes.map(\.loc.start)),
@@ -152,8 +169,8 @@ final class Executor {
 
     // MARK: Objects
 
-    /// Executes `plans` on `source` (spec §6.3 "ExecuteSelectionSet").
-    func executeFields(_ selection: SelectionPlan, source: any Sendable) -> Completed {
+    /// Executes a selection on `source` (spec §6.3 "ExecuteSelectionSet").
+    mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource) -> Completed {
         var object = JSONObject(capacity: selection.fields.count)
         var node: ResultNode?
         for plan in selection.fields {
@@ -189,37 +206,43 @@ final class Executor {
     }
 
     /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
-    func executeField(_ plan: FieldPlan, source: any Sendable) -> Completed {
+    mutating func executeField(_ plan: FieldPlan, source: ObjectSource) -> Completed {
         if plan.isTypename { return .value(.string(plan.info.parentType)) }
-        let raw: (any Sendable)?
-        if let resolver = plan.definition.resolver {
-            let arguments: JSONObject
-            switch plan.constantArguments ?? argumentMemo[plan.index] ?? coerceArguments(plan) {
-            case .success(let value): arguments = value
-            case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
+        guard let resolver = plan.definition.resolver else {
+            // The default resolver: the property named like the field.
+            switch source {
+            case .json(let object):
+                guard let value = object[plan.info.name] else { return complete(plan.info.type, plan, nil) }
+                return completeJSONCatching(plan.info.type, plan, value)
+            case .value(let value):
+                return complete(plan.info.type, plan, Executor.property(of: value, plan.info.name))
             }
-            let input = ResolveInput(
-                source: source,
-                arguments: arguments,
-                info: ResolveInfo(field: plan.info, path: currentPath(), request: scope)
-            )
-            switch resolver.body {
-            case .sync(let resolve):
-                do {
-                    raw = try resolve(input)
-                } catch {
-                    return fieldFailed(FieldError(wrapping: error), plan, type: plan.info.type)
-                }
-            case .async(let resolve):
-                return .pending(Deferred { try await resolve(input) })
-            }
-        } else {
-            raw = defaultResolve(source, plan.info.name)
         }
-        return complete(plan.info.type, plan, raw)
+        let arguments: JSONObject
+        switch plan.constantArguments ?? argumentMemo[plan.index] ?? coerceArguments(plan) {
+        case .success(let value): arguments = value
+        case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
+        }
+        let input = ResolveInput(
+            source: source.boxed,
+            arguments: arguments,
+            info: ResolveInfo(field: plan.info, path: currentPath(), request: scope)
+        )
+        switch resolver.body {
+        case .sync(let resolve):
+            let raw: (any Sendable)?
+            do {
+                raw = try resolve(input)
+            } catch {
+                return fieldFailed(FieldError(wrapping: error), plan, type: plan.info.type)
+            }
+            return complete(plan.info.type, plan, raw)
+        case .async(let resolve):
+            return .pending(Deferred { try await resolve(input) })
+        }
     }
 
-    func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
+    mutating func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
         let result: Result<JSONObject, FieldError>
         do {
             result = .success(try ArgumentCoercion.coerce(plan.definition.arguments, nodes: plan.nodes[0].arguments, schema: schema, variables: variables))
@@ -230,13 +253,13 @@ final class Executor {
         return result
     }
 
-    @inline(__always) func fieldFailed(_ error: FieldError, _ plan: FieldPlan, type: GraphQLTypeReference) -> Completed {
+    @inline(__always) mutating func fieldFailed(_ error: FieldError, _ plan: FieldPlan, type: GraphQLTypeReference) -> Completed {
         record(error, plan)
         return type.isNonNull ? .failed : .value(.null)
     }
 
     /// Completes a value at a position of `type`, turning errors into null (or failure).
-    func complete(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) -> Completed {
+    mutating func complete(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) -> Completed {
         let completed: Completed
         do {
             completed = try completeValue(type, plan, raw)
@@ -248,66 +271,97 @@ final class Executor {
         return completed
     }
 
+    /// ``complete(_:_:_:)`` for a JSON value.
+    @inline(__always)
+    mutating func completeJSONCatching(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ json: JSONValue) -> Completed {
+        let completed: Completed
+        do {
+            completed = try completeJSON(type, plan, json)
+        } catch {
+            record(error, plan)
+            return type.isNonNull ? .failed : .value(.null)
+        }
+        if case .failed = completed, !type.isNonNull { return .value(.null) }
+        return completed
+    }
+
+    func nonNullError(_ plan: FieldPlan) -> FieldError {
+        FieldError("Cannot return null for non-nullable field \(plan.info.parentType).\(plan.info.name).")
+    }
+
+    func notIterable(_ plan: FieldPlan) -> FieldError {
+        FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+    }
+
     /// Spec §6.4.3 "CompleteValue".
-    func completeValue(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
+    mutating func completeValue(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
+        guard let raw else {
+            if type.isNonNull { throw nonNullError(plan) }
+            return .value(.null)
+        }
+        if let json = raw as? JSONValue { return try completeJSON(type, plan, json) }
+        if let deferred = raw as? Deferred { return .pending(deferred) }
         switch type {
         case .nonNull(let inner):
             let completed = try completeValue(inner, plan, raw)
-            if case .value(.null) = completed {
-                throw FieldError("Cannot return null for non-nullable field \(plan.info.parentType).\(plan.info.name).")
-            }
+            if case .value(.null) = completed { throw nonNullError(plan) }
             return completed
         case .list(let itemType):
-            guard let raw else { return .value(.null) }
-            if let deferred = raw as? Deferred { return .pending(deferred) }
-            return try completeList(itemType, plan, raw)
+            if let items = raw as? [any Sendable] { return completeList(itemType, plan, items) }
+            if let items = raw as? [JSONValue] { return completeJSONList(itemType, plan, items) }
+            throw notIterable(plan)
         case .named:
-            guard let raw else { return .value(.null) }
-            if let json = raw as? JSONValue {
-                if case .null = json { return .value(.null) }
-            } else if let deferred = raw as? Deferred {
-                return .pending(deferred)
-            }
             switch plan.completion {
             case .scalar(let scalar):
                 do { return .value(try scalar.serializeValue(raw)) } catch { throw FieldError(error.message) }
             case .enum(let enumType):
                 do { return .value(try enumType.serializeValue(raw)) } catch { throw FieldError(error.message) }
             case .object(_, let selection):
-                return executeFields(selection, source: raw)
+                return executeFields(selection, source: .value(raw))
             case .abstract(let name, let resolveType, let plans):
-                let typeName = try runtimeTypeName(of: raw, abstractType: name, resolver: resolveType, plan)
-                guard let (_, selection) = plans[typeName] else {
-                    if schema.type(named: typeName) == nil {
-                        throw FieldError("Abstract type \"\(name)\" was resolved to a type \"\(typeName)\" that does not exist inside the schema.")
-                    }
-                    if schema.objectType(named: typeName) == nil {
-                        throw FieldError("Abstract type \"\(name)\" was resolved to a non-object type \"\(typeName)\".")
-                    }
-                    throw FieldError("Runtime Object type \"\(typeName)\" is not a possible type for \"\(name)\".")
-                }
-                return executeFields(selection, source: raw)
+                let selection = try runtimeSelection(of: raw, abstractType: name, resolver: resolveType, plans: plans, plan)
+                return executeFields(selection, source: .value(raw))
             case .invalid:
                 throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
             }
         }
     }
 
-    /// Spec §6.4.3 steps for lists: every item completed at its index.
-    func completeList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ raw: any Sendable) throws(FieldError) -> Completed {
-        let items: [any Sendable]
-        if let json = raw as? JSONValue {
-            guard case .array(let values) = json else {
-                throw FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+    /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts.
+    mutating func completeJSON(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ json: JSONValue) throws(FieldError) -> Completed {
+        switch type {
+        case .nonNull(let inner):
+            let completed = try completeJSON(inner, plan, json)
+            if case .value(.null) = completed { throw nonNullError(plan) }
+            return completed
+        case .list(let itemType):
+            switch json {
+            case .null: return .value(.null)
+            case .array(let items): return completeJSONList(itemType, plan, items)
+            default: throw notIterable(plan)
             }
-            return completeJSONList(itemType, plan, values)
-        } else if let values = raw as? [any Sendable] {
-            items = values
-        } else if let values = raw as? [JSONValue] {
-            return completeJSONList(itemType, plan, values)
-        } else {
-            throw FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+        case .named:
+            if case .null = json { return .value(.null) }
+            switch plan.completion {
+            case .scalar(let scalar):
+                do { return .value(try scalar.serializeJSON(json)) } catch { throw FieldError(error.message) }
+            case .enum(let enumType):
+                do { return .value(try enumType.serializeJSON(json)) } catch { throw FieldError(error.message) }
+            case .object(_, let selection):
+                if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
+                return executeFields(selection, source: .value(json))
+            case .abstract(let name, let resolveType, let plans):
+                let selection = try runtimeSelection(of: json, abstractType: name, resolver: resolveType, plans: plans, plan)
+                if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
+                return executeFields(selection, source: .value(json))
+            case .invalid:
+                throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
+            }
         }
+    }
+
+    /// Spec §6.4.3 for lists: every item completed at its index.
+    mutating func completeList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [any Sendable]) -> Completed {
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
         var node: ResultNode?
@@ -324,13 +378,13 @@ final class Executor {
         return .value(.array(values))
     }
 
-    private func completeJSONList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
+    mutating func completeJSONList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
         var node: ResultNode?
         for index in items.indices {
             push(.index(index))
-            let completed = complete(itemType, plan, items[index])
+            let completed = completeJSONCatching(itemType, plan, items[index])
             if !place(completed, at: index, itemType: itemType, plan: plan, values: &values, node: &node) {
                 pop()
                 return .failed
@@ -343,8 +397,8 @@ final class Executor {
 
     /// Stores a list item's completion; false when the list itself fails.
     @inline(__always)
-    private func place(_ completed: Completed, at index: Int, itemType: GraphQLTypeReference, plan: FieldPlan,
-                       values: inout [JSONValue], node: inout ResultNode?) -> Bool {
+    private mutating func place(_ completed: Completed, at index: Int, itemType: GraphQLTypeReference, plan: FieldPlan,
+                                values: inout [JSONValue], node: inout ResultNode?) -> Bool {
         switch completed {
         case .value(let value):
             if let node { node.slots.append(.value(value)) } else { values.append(value) }
@@ -363,8 +417,14 @@ final class Executor {
         return true
     }
 
-    /// Spec §6.4.3 "ResolveAbstractType": the object type name of an abstract value.
-    func runtimeTypeName(of value: any Sendable, abstractType: String, resolver: TypeResolver?, _ plan: FieldPlan) throws(FieldError) -> String {
+    /// Spec §6.4.3 "ResolveAbstractType": the selection for the value's object type.
+    mutating func runtimeSelection(
+        of value: any Sendable,
+        abstractType: String,
+        resolver: TypeResolver?,
+        plans: [String: (GraphQLObjectType, SelectionPlan)],
+        _ plan: FieldPlan
+    ) throws(FieldError) -> SelectionPlan {
         let name: String?
         if let resolver {
             do {
@@ -378,7 +438,16 @@ final class Executor {
         guard let name else {
             throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.info.parentType).\(plan.info.name)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
-        return name
+        guard let (_, selection) = plans[name] else {
+            if schema.type(named: name) == nil {
+                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
+            }
+            if schema.objectType(named: name) == nil {
+                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a non-object type \"\(name)\".")
+            }
+            throw FieldError("Runtime Object type \"\(name)\" is not a possible type for \"\(abstractType)\".")
+        }
+        return selection
     }
 
     /// The `__typename` a value carries, if any.
@@ -399,16 +468,12 @@ final class Executor {
         }
     }
 
-    /// The default resolver: the property named like the field.
-    @inline(__always)
-    func defaultResolve(_ source: any Sendable, _ name: String) -> (any Sendable)? {
-        if let json = source as? JSONValue {
-            if case .object(let object) = json { return object[name] }
-            return nil
-        }
+    /// The default resolver for values that are not JSON objects.
+    static func property(of source: any Sendable, _ name: String) -> (any Sendable)? {
         if let dictionary = source as? [String: any Sendable] { return dictionary[name] ?? nil }
         if let readable = source as? any GraphQLFieldReadable { return readable.graphQLField(name) }
         if let object = source as? JSONObject { return object[name] }
+        if let json = source as? JSONValue, case .object(let object) = json { return object[name] }
         return nil
     }
 }

@@ -98,6 +98,23 @@ extension GraphQLEnumType {
         return .string(text)
     }
 
+    /// ``serializeValue(_:)`` for a JSON value.
+    @inline(__always)
+    func serializeJSON(_ json: JSONValue) throws(ScalarCoercionError) -> JSONValue {
+        if case .string(let text) = json, hasValue(text) { return json }
+        return try serializeValue(json)
+    }
+
+    /// Whether `name` is one of the values (a linear scan beats hashing for small enums).
+    @inline(__always)
+    func hasValue(_ name: String) -> Bool {
+        if values.count <= 12 {
+            for value in values where value.name == name { return true }
+            return false
+        }
+        return valueIndex[name] != nil
+    }
+
     private func didYouMean(_ unknown: String) -> String {
         InputSuggestions.didYouMean(InputSuggestions.list(unknown, options: values.map(\.name)))
     }

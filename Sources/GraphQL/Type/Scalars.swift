@@ -82,6 +82,13 @@ public struct GraphQLScalarType: Sendable {
         return json
     }
 
+    /// ``serializeValue(_:)`` for a value that is already JSON (no dynamic casts for built-ins).
+    @inline(__always)
+    func serializeJSON(_ json: JSONValue) throws(ScalarCoercionError) -> JSONValue {
+        if let builtin { return try builtin.serializeJSON(json) }
+        return try serializeValue(json)
+    }
+
     /// Coerces an input JSON value (a variable, or a literal already turned into JSON) to this scalar.
     public func parseInputValue(_ value: JSONValue) throws(ScalarCoercionError) -> JSONValue {
         if let builtin { return try builtin.parseValue(value) }
@@ -99,7 +106,21 @@ enum BuiltinScalar: String, Sendable {
     case int = "Int", float = "Float", string = "String", boolean = "Boolean", id = "ID"
 
     func serialize(_ value: any Sendable) throws(ScalarCoercionError) -> JSONValue {
-        let json = jsonValue(fromResolved: value)
+        try serialize(json: jsonValue(fromResolved: value), original: value)
+    }
+
+    /// Serialises a value that is already JSON (the executor's fast path: no casts).
+    @inline(__always)
+    func serializeJSON(_ json: JSONValue) throws(ScalarCoercionError) -> JSONValue {
+        switch (self, json) {
+        case (.string, .string), (.id, .string), (.boolean, .bool): return json
+        case (.int, .int(let number)) where number >= -2_147_483_648 && number <= 2_147_483_647: return json
+        default: return try serialize(json: json, original: nil)
+        }
+    }
+
+    private func serialize(json: JSONValue?, original: (any Sendable)?) throws(ScalarCoercionError) -> JSONValue {
+        let value: any Sendable = original ?? json ?? JSONValue.null
         switch self {
         case .int:
             switch json {
@@ -121,7 +142,7 @@ enum BuiltinScalar: String, Sendable {
                 guard !text.isEmpty, let number = Int64(text) else {
                     throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectValue(.string(text)))")
                 }
-                return try serialize(number)
+                return try serialize(json: .int(number), original: nil)
             default:
                 throw ScalarCoercionError("Int cannot represent non-integer value: \(inspectResolved(value, json))")
             }

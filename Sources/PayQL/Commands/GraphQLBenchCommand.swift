@@ -11,7 +11,7 @@ import JSON
 /// Options: `--workload DIR` (default `../shared/bench/graphql`, env
 /// `PAYQL_WORKLOAD`), `--seconds N` per measurement (default 3), `--check`
 /// (only compare the response with `expected_result.json`), `--json` (one JSON
-/// object per line instead of a table).
+/// object per line instead of a table), `--only PHASE` (measure one phase).
 enum GraphQLBenchCommand {
     static func run(_ arguments: [String]) async throws -> Int32 {
         let options = try Options(arguments, flags: ["check", "json"])
@@ -47,12 +47,17 @@ enum GraphQLBenchCommand {
             return 1
         }
         let executionRequest = ExecutionRequest(document: document, variables: variables)
+        // `--only PHASE` measures one phase (for profiling).
+        let only = options.string("only")
+        func wanted(_ phase: String) -> Bool { only == nil || only == phase }
         var results: [(String, Double)] = []
-        results.append(("parse", measure(seconds) { _ = try? Parser.parse(query) }))
-        results.append(("validate", measure(seconds) { _ = validate(schema: schema, document: document) }))
-        results.append(("execute", await measureAsync(seconds) { _ = await execute(schema: schema, request: executionRequest) }))
-        results.append(("uncached", await measureAsync(seconds) { _ = await engine.execute(request) }))
-        results.append(("cached", await measureAsync(seconds) { _ = await cachedEngine.execute(request) }))
+        if wanted("parse") { results.append(("parse", measure(seconds) { _ = try? Parser.parse(query) })) }
+        if wanted("validate") { results.append(("validate", measure(seconds) { _ = validate(schema: schema, document: document) })) }
+        if wanted("execute") {
+            results.append(("execute", await measureAsync(seconds) { _ = await execute(schema: schema, request: executionRequest) }))
+        }
+        if wanted("uncached") { results.append(("uncached", await measureAsync(seconds) { _ = await engine.execute(request) })) }
+        if wanted("cached") { results.append(("cached", await measureAsync(seconds) { _ = await cachedEngine.execute(request) })) }
 
         let asJSON = try options.bool("json")
         for (phase, rate) in results {
