@@ -103,6 +103,16 @@ public struct CashfreeAdapter: OrderProvider {
         return try CashfreeTransformers.order(answer, rules: configuration.orderAmountRules, operation: "fetchOrder")
     }
 
+    /// `PATCH /orders/{order_id}` with `{"order_status":"TERMINATED"}`: stops an unpaid
+    /// order. The answer may be `TERMINATION_REQUESTED` first (both map to cancelled).
+    public func terminateOrder(id: String) async throws(ProviderError) -> ProviderOrder {
+        let operation = "terminateOrder"
+        let answer = try await http.json(CashfreeOrder.self, method: "PATCH", url: url("/orders/\(WireCoding.pathSegment(id))"),
+                                         headers: headers(), body: body(CashfreeTerminateRequest(order_status: "TERMINATED"), operation: operation),
+                                         operation: operation, safeToRepeat: true)
+        return try CashfreeTransformers.order(answer, rules: configuration.orderAmountRules, operation: operation)
+    }
+
     /// `GET /orders/{order_id}/payments` (an array of attempts).
     public func fetchPayments(orderID: String) async throws(ProviderError) -> [ProviderPayment] {
         let operation = "fetchPayments"

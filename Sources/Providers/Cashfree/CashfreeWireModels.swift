@@ -42,6 +42,10 @@ struct CashfreeOrderRequest: Encodable {
     var order_tags: [String: String]?
 }
 
+struct CashfreeTerminateRequest: Encodable {
+    var order_status: String
+}
+
 struct CashfreeOrder: Decodable {
     var cf_order_id: CashfreeID?
     var order_id: String

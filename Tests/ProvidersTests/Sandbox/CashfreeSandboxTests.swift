@@ -76,6 +76,21 @@ import Testing
         }
     }
 
+    @Test func terminatedAndExpiredOrders() async throws {
+        try await SandboxHarness.run { h in
+            let cashfree = h.cashfree
+            _ = try await cashfree.createOrder(Self.order("order_cf_stop"))
+            let stopped = try await cashfree.terminateOrder(id: "order_cf_stop")
+            #expect(stopped.status == .cancelled)
+            #expect(["TERMINATED", "TERMINATION_REQUESTED"].contains(stopped.rawStatus))
+            _ = try await cashfree.createOrder(Self.order("order_cf_late"))
+            _ = try await h.complete("cashfree", "order_cf_late", status: "expired")
+            let expired = try await cashfree.fetchOrder(id: "order_cf_late")
+            #expect(expired.status == .expired)
+            #expect(expired.rawStatus == "EXPIRED")
+        }
+    }
+
     @Test func rejectionsKeepCodeTypeAndField() async throws {
         try await SandboxHarness.run { h in
             let cashfree = h.cashfree
