@@ -42,9 +42,14 @@ enum InstamojoStatusMapping {
     }
 
     /// The create-refund answer documents only `Refunded` [H]; a third-party
-    /// schema adds Pending/Processed/Rejected [L]. Only `Refunded` is trusted.
+    /// schema adds Pending/Processed/Rejected [L], so those stay unknown.
+    enum CreatedRefund: String { case Refunded }
+
     static func refund(_ raw: String) -> RefundStatus {
-        raw == "Refunded" ? .succeeded : .unknown(raw)
+        guard let status = CreatedRefund(rawValue: raw) else { return .unknown(raw) }
+        switch status {
+        case .Refunded: return .succeeded
+        }
     }
 
     static func refundCase(resolution: String?) -> RefundStatus {
