@@ -113,12 +113,18 @@ public struct SandboxConfiguration: Sendable {
     public var credentials: SandboxCredentials
     /// Timeout of one webhook delivery attempt.
     public var webhookTimeout: Duration
+    /// Further attempts after a failed delivery (no answer or not 2xx); 0 = none.
+    public var webhookRetries: Int
+    /// Wait before the first retry; each later retry waits twice as long.
+    public var webhookRetryDelay: Duration
 
     /// A configuration with the documented defaults (loopback, port 8090, no
-    /// webhook targets, no latency or faults, default credentials, 5 s webhook timeout).
+    /// webhook targets, no latency or faults, default credentials, 5 s webhook
+    /// timeout, no webhook retries, 1 s first retry delay).
     public init(host: String = "127.0.0.1", port: Int = 8090, webhookTargets: [WebhookTarget] = [],
                 latency: Duration = .zero, faults: [FaultRule] = [],
-                credentials: SandboxCredentials = .defaults, webhookTimeout: Duration = .seconds(5)) {
+                credentials: SandboxCredentials = .defaults, webhookTimeout: Duration = .seconds(5),
+                webhookRetries: Int = 0, webhookRetryDelay: Duration = .seconds(1)) {
         self.host = host
         self.port = port
         self.webhookTargets = webhookTargets
@@ -126,6 +132,8 @@ public struct SandboxConfiguration: Sendable {
         self.faults = faults
         self.credentials = credentials
         self.webhookTimeout = webhookTimeout
+        self.webhookRetries = webhookRetries
+        self.webhookRetryDelay = webhookRetryDelay
     }
 }
 

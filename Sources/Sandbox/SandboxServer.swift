@@ -40,6 +40,7 @@ public final class SandboxServer: Sendable {
             SetuSimulator(credentials: credentials),
         ]
         let dispatcher = WebhookDispatcher(targets: configuration.webhookTargets, timeout: configuration.webhookTimeout,
+                                           retries: configuration.webhookRetries, retryDelay: configuration.webhookRetryDelay,
                                            transport: try HTTPClientTransport())
         let router = SandboxRouter(simulators: simulators, faults: FaultTable(configuration.faults),
                                    dispatcher: dispatcher, latency: configuration.latency)

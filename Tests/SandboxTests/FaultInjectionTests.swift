@@ -141,6 +141,29 @@ struct FaultInjectionTests {
         }
     }
 
+    @Test func failedWebhooksAreRetriedWithTheSameSignature() async throws {
+        try await SandboxHarness.run(receiverStatuses: [500, 503], configure: { configuration in
+            configuration.webhookRetries = 3
+            configuration.webhookRetryDelay = .milliseconds(50)
+        }) { h in
+            let order = #"{"order_id":"o_retry","order_amount":1,"order_currency":"INR","customer_details":{"customer_id":"USER123","customer_phone":"9876543210"}}"#
+            _ = try await h.send("POST", "/cashfree/pg/orders", headers: h.cashfreeHeaders, json: order)
+            let done = try await h.complete("cashfree", "o_retry")
+            #expect(done["webhooks"]?.arrayValue?.first?["status"]?.intValue == 500)
+            let received = await h.receiver.wait(for: 3)
+            #expect(received.count == 3)
+            #expect(received.map { $0.headers["x-webhook-attempt"] } == ["1", "2", "3"])
+            #expect(Set(received.map(\.body)).count == 1)
+            #expect(Set(received.compactMap { $0.headers["x-webhook-signature"] }).count == 1)
+            // Accepted on the third attempt: no fourth.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(h.receiver.requests.count == 3)
+            let log = try #require(try await h.send("GET", "/_sandbox/webhooks").json?.arrayValue)
+            #expect(log.map { $0["attempt"]?.intValue } == [1, 2, 3])
+            #expect(log.map { $0["status"]?.intValue } == [500, 503, 200])
+        }
+    }
+
     @Test func unreachableWebhookTargetIsReportedNotFatal() async throws {
         try await SandboxHarness.run(configure: { configuration in
             // A port nothing listens on (bound then released by the receiver below is racy; port 9 is discard and closed here).

@@ -9,7 +9,7 @@ import Synchronization
 enum SandboxCommand {
     static let usage = """
     usage: payql sandbox [--host 127.0.0.1] [--port 8090] [--webhook-url [provider=]URL ...]
-                         [--latency-ms N] [--fault JSON ...] [--webhook-timeout-ms N]
+                         [--latency-ms N] [--fault JSON ...] [--webhook-timeout-ms N] [--webhook-retries N]
                          [--razorpay-key-id ID] [--razorpay-key-secret S] [--razorpay-webhook-secret S]
                          [--cashfree-client-id ID] [--cashfree-client-secret S]
                          [--instamojo-client-id ID] [--instamojo-client-secret S] [--instamojo-salt S]
@@ -58,6 +58,9 @@ enum SandboxCommand {
         let webhookTimeout = try options.int("webhook-timeout-ms", default: 5000)
         guard (1...120_000).contains(webhookTimeout) else { throw UsageError("--webhook-timeout-ms must be 1...120000") }
         configuration.webhookTimeout = .milliseconds(webhookTimeout)
+        let retries = try options.int("webhook-retries", default: 0)
+        guard (0...10).contains(retries) else { throw UsageError("--webhook-retries must be 0...10") }
+        configuration.webhookRetries = retries
         var faults = options.all("fault")
         if faults.isEmpty, let fromEnvironment = options.string("fault") { faults = [fromEnvironment] }
         for text in faults {

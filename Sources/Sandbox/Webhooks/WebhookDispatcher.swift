@@ -2,22 +2,30 @@ import Synchronization
 
 /// Sends webhooks to the configured targets and keeps a log of every attempt.
 ///
-/// Control-endpoint webhooks are awaited (the caller sees the result);
+/// Control-endpoint webhooks are awaited (the caller sees the first attempt);
 /// webhooks caused by API calls (refunds) go out in tracked background tasks
-/// that `shutdown()` waits for.
+/// that `shutdown()` waits for. A failed attempt (no answer or not 2xx) is
+/// retried `retries` times with doubling delays, as the providers retry
+/// (at-least-once delivery); pending retries are cancelled at shutdown.
 final class WebhookDispatcher: Sendable {
     private let targets: [WebhookTarget]
     private let timeout: Duration
+    private let retries: Int
+    private let retryDelay: Duration
     private let transport: any WebhookTransport
     private let deliveries = Mutex<[WebhookDelivery]>([])
-    private let background = Mutex<(next: Int, tasks: [Int: Task<Void, Never>], closed: Bool)>((0, [:], false))
+    private let background = Mutex<(next: Int, tasks: [Int: Task<Void, Never>], retries: [Int: Task<Void, Never>], closed: Bool)>(
+        (0, [:], [:], false))
 
     /// The log keeps at most this many deliveries (oldest dropped first).
     static let logLimit = 1000
 
-    init(targets: [WebhookTarget], timeout: Duration, transport: any WebhookTransport) {
+    init(targets: [WebhookTarget], timeout: Duration, retries: Int = 0, retryDelay: Duration = .seconds(1),
+         transport: any WebhookTransport) {
         self.targets = targets
         self.timeout = timeout
+        self.retries = max(0, retries)
+        self.retryDelay = retryDelay
         self.transport = transport
     }
 
@@ -37,8 +45,10 @@ final class WebhookDispatcher: Sendable {
         var results: [WebhookDelivery] = []
         for message in messages {
             for url in urls(for: message) {
-                results.append(await send(provider: message.provider, event: message.event, url: url,
-                                          headers: message.headers, body: message.body))
+                let delivery = await send(provider: message.provider, event: message.event, url: url,
+                                          headers: message.headers, body: message.body, attempt: 1)
+                results.append(delivery)
+                if !delivery.succeeded, retries > 0 { scheduleRetries(after: delivery) }
             }
         }
         return results
@@ -62,7 +72,31 @@ final class WebhookDispatcher: Sendable {
     func redeliver(id: String) async -> WebhookDelivery? {
         guard let original = deliveries.withLock({ list in list.first { $0.id == id } }) else { return nil }
         return await send(provider: original.provider, event: original.event, url: original.url,
-                          headers: original.headers, body: original.body)
+                          headers: original.headers, body: original.body, attempt: original.attempt)
+    }
+
+    /// Retries a failed delivery in the background: attempt n waits `retryDelay · 2^(n-2)`.
+    private func scheduleRetries(after first: WebhookDelivery) {
+        background.withLock { state in
+            guard !state.closed else { return }
+            let key = state.next
+            state.next += 1
+            state.retries[key] = Task { [self] in
+                var delay = self.retryDelay
+                for attempt in 2...(self.retries + 1) {
+                    do { try await Task.sleep(for: delay) } catch { break }
+                    // Cashfree numbers its attempts in a header that is not signed.
+                    let headers = first.headers.map { header in
+                        header.name.lowercased() == "x-webhook-attempt" ? (name: header.name, value: String(attempt)) : header
+                    }
+                    let delivery = await self.send(provider: first.provider, event: first.event, url: first.url,
+                                                   headers: headers, body: first.body, attempt: attempt)
+                    if delivery.succeeded || Task.isCancelled { break }
+                    delay = delay * 2
+                }
+                self.background.withLock { _ = $0.retries.removeValue(forKey: key) }
+            }
+        }
     }
 
     /// Every attempt so far, oldest first.
@@ -70,18 +104,19 @@ final class WebhookDispatcher: Sendable {
 
     func clearLog() { deliveries.withLock { $0.removeAll() } }
 
-    /// Waits for background deliveries, then closes the transport.
+    /// Cancels pending retries, waits for background deliveries, then closes the transport.
     func shutdown() async {
-        let tasks = background.withLock { state -> [Task<Void, Never>] in
+        let (tasks, retrying) = background.withLock { state -> ([Task<Void, Never>], [Task<Void, Never>]) in
             state.closed = true
-            return Array(state.tasks.values)
+            return (Array(state.tasks.values), Array(state.retries.values))
         }
-        for task in tasks { await task.value }
+        for task in retrying { task.cancel() }
+        for task in tasks + retrying { await task.value }
         await transport.shutdown()
     }
 
     private func send(provider: SandboxProvider, event: String, url: String,
-                      headers: [(name: String, value: String)], body: [UInt8]) async -> WebhookDelivery {
+                      headers: [(name: String, value: String)], body: [UInt8], attempt: Int) async -> WebhookDelivery {
         var status: Int?
         var failure: String?
         do {
@@ -90,7 +125,8 @@ final class WebhookDispatcher: Sendable {
             failure = String(describing: error)
         }
         let delivery = WebhookDelivery(id: "whd_" + Identifiers.base62(12), provider: provider, event: event, url: url,
-                                       status: status, error: failure, headers: headers, body: body)
+                                       status: status, error: failure, headers: headers, body: body,
+                                       attempt: attempt)
         deliveries.withLock { list in
             list.append(delivery)
             if list.count > Self.logLimit { list.removeFirst(list.count - Self.logLimit) }

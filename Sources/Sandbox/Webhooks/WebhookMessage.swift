@@ -22,11 +22,16 @@ struct WebhookDelivery: Sendable {
     let error: String?
     let headers: [(name: String, value: String)]
     let body: [UInt8]
+    /// 1 for the first delivery, then 2, 3, … for retries.
+    let attempt: Int
+
+    /// Whether the receiver accepted it (any 2xx).
+    var succeeded: Bool { status.map { (200..<300).contains($0) } ?? false }
 
     /// The summary returned by the control API.
     var summary: WireObject {
         ["id": .string(id), "provider": .string(provider.rawValue), "event": .string(event), "url": .string(url),
-         "status": status.map { .int(Int64($0)) } ?? .null, "error": .string(error)]
+         "attempt": .int(Int64(attempt)), "status": status.map { .int(Int64($0)) } ?? .null, "error": .string(error)]
     }
 
     /// Headers that carry a secret rather than a signature: shown as `****` in the log.

@@ -14,12 +14,13 @@ final class WebhookReceiver: Sendable {
     /// `http://127.0.0.1:PORT/webhooks` — the sandbox appends `/{provider}`.
     var url: String { "http://127.0.0.1:\(server.port)/webhooks" }
 
-    init(status: Int = 200) throws {
+    /// Answers the first requests with `statuses` in turn, then 200.
+    init(statuses: [Int] = []) throws {
         let recorder = Recorder()
         server = try HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 1),
                                 handler: ClosureHandler { request in
-                                    recorder.add(request)
-                                    return HTTPResponse(status: status)
+                                    let index = recorder.add(request)
+                                    return HTTPResponse(status: index < statuses.count ? statuses[index] : 200)
                                 })
         self.recorder = recorder
     }
@@ -42,7 +43,13 @@ final class WebhookReceiver: Sendable {
 
     private final class Recorder: Sendable {
         private let list = Mutex<[HTTPRequest]>([])
-        func add(_ request: HTTPRequest) { list.withLock { $0.append(request) } }
+        /// Records the request; returns how many came before it.
+        func add(_ request: HTTPRequest) -> Int {
+            list.withLock { list in
+                list.append(request)
+                return list.count - 1
+            }
+        }
         var all: [HTTPRequest] { list.withLock { $0 } }
     }
 }
@@ -72,9 +79,9 @@ struct SandboxHarness {
 
     var credentials: SandboxCredentials { sandbox.credentials }
 
-    static func run(configure: (inout SandboxConfiguration) -> Void = { _ in },
+    static func run(receiverStatuses: [Int] = [], configure: (inout SandboxConfiguration) -> Void = { _ in },
                     _ body: (SandboxHarness) async throws -> Void) async throws {
-        let receiver = try WebhookReceiver()
+        let receiver = try WebhookReceiver(statuses: receiverStatuses)
         var configuration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(receiver.url)])
         configure(&configuration)
         let sandbox = try await SandboxServer.start(configuration)
