@@ -284,3 +284,50 @@ import Testing
         #expect(SetuStatusMapping.payment(event: "bill_paid_twice") == .unknown("bill_paid_twice"))
     }
 }
+
+/// Setu's calls to the merchant (custom payment): requests read, answers written as the samples show.
+@Suite struct SetuPartnerAPITests {
+    static func object(_ bytes: [UInt8]) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
+    }
+
+    @Test func paymentStatusRoundTripsTheSample() throws {
+        #expect(try SetuPartnerAPI.paymentStatusRequest(try Fixture.sample("setu", "partner_get_payment_status_request")) == "COUWLje9V7wWs9N3w")
+        let confirmation = SetuPaymentConfirmation(orderID: "COUWLje9V7wWs9N3w", transactionID: "UNIQUE_PAYMENT_TRANSACTION_ID",
+                                                   paidAt: 1_710_851_445, amount: .inr(10_000), mode: .upi, outcome: .success)
+        #expect(try Self.object(try SetuPartnerAPI.paymentStatusResponse(confirmation))
+            == (try Self.object(try Fixture.sample("setu", "partner_get_payment_status_response"))))
+        let unknown = try Self.object(try SetuPartnerAPI.paymentStatusResponse(nil))
+        #expect(unknown["status"] as? String == "invalid-order-id")
+        #expect(throws: ProviderError.self) { try SetuPartnerAPI.paymentStatusRequest(Array("{}".utf8)) }
+    }
+
+    @Test func refundRoundTripsTheSample() throws {
+        let request = try SetuPartnerAPI.refundRequest(try Fixture.sample("setu", "partner_refund_request"))
+        #expect(request.amount == .inr(10_000))
+        #expect(try Self.object(SetuPartnerAPI.refundResponse(request, refundID: "UNIQUE_REFUND_ID"))
+            == (try Self.object(try Fixture.sample("setu", "partner_refund_response"))))
+        let refused = try Self.object(SetuPartnerAPI.refundResponse(request, refundID: nil, failureReason: "already refunded"))
+        #expect(refused["status"] as? String == "failure")
+        let error = #expect(throws: ProviderError.self) {
+            try SetuPartnerAPI.refundRequest(Array(#"{"orderId":"o","amount":"1.001","transactionId":"t"}"#.utf8))
+        }
+        #expect(error?.code == .invalidAmount)
+    }
+
+    @Test func paymentLinkRequestWithNumericAmountAndModeArray() throws {
+        let request = try SetuPartnerAPI.paymentLinkRequest(try Fixture.sample("setu", "partner_get_payment_link_request"))
+        #expect(request.amount == .inr(120_100))
+        #expect(request.allowedPaymentModes == [.cash, .upi, .creditCard])
+        #expect(try Self.object(SetuPartnerAPI.paymentLinkResponse(link: "https://example.com/onetimepayment-link"))
+            == (try Self.object(try Fixture.sample("setu", "partner_get_payment_link_response"))))
+        #expect(try Self.object(SetuPartnerAPI.paymentLinkResponse(link: nil, refusal: .insufficientBalance))["code"] as? String == "insufficient-balance")
+    }
+
+    @Test func setuAuthenticatesWithTheSharedKey() {
+        let key = Secret("setu-partner-key")
+        #expect(SetuPartnerAPI.authenticate(WebhookRequest(headers: [("x-setu-billpay-api-key", "setu-partner-key")], body: []), key: key) == .valid)
+        #expect(!SetuPartnerAPI.authenticate(WebhookRequest(headers: [("X-SETU-BILLPAY-API-KEY", "other")], body: []), key: key).isValid)
+        #expect(!SetuPartnerAPI.authenticate(WebhookRequest(headers: [], body: []), key: key).isValid)
+    }
+}
