@@ -30,11 +30,12 @@ import Testing
             var started = clock.now
             let create = await expectProviderError(.timeout) { _ = try await h.razorpay.createOrder(CreateOrderRequest(reference: "t1", amount: .inr(100))) }
             #expect(create?.code.outcomeUnknown == true)
-            #expect(clock.now - started < .seconds(1))
+            // Bounds leave room for a loaded machine; the sandbox holds the request for 20 s.
+            #expect(clock.now - started < .milliseconds(1500))
             // A fetch is retried, but never past the deadline.
             started = clock.now
             await expectProviderError(.timeout) { _ = try await h.razorpay.fetchOrder(id: "order_x") }
-            #expect(clock.now - started < .milliseconds(2000))
+            #expect(clock.now - started < .milliseconds(2500))
         }
     }
 
@@ -52,7 +53,7 @@ import Testing
             let error = await task.value
             #expect(error?.code == .cancelled)
             #expect(error?.code.outcomeUnknown == true)
-            #expect(clock.now - started < .seconds(1))
+            #expect(clock.now - started < .seconds(2))
         }
     }
 
