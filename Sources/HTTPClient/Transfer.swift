@@ -91,7 +91,11 @@ final class Transfer: @unchecked Sendable {
         if configuration.acceptCompressedResponses {
             try set(CURLOPT_ACCEPT_ENCODING, string: "")
         }
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(configuration.maxResponseBytes))
+        if configuration.maxResponseBytes > 0 {
+            // Refuses early when Content-Length is known (0 would mean "no limit" to libcurl;
+            // the write callback enforces the limit in every case, on decoded bytes).
+            try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(configuration.maxResponseBytes))
+        }
         try set(CURLOPT_MAXAGE_CONN, long: max(1, Int(configuration.maxIdleConnectionAge.components.seconds)))
         try set(CURLOPT_USERAGENT, string: configuration.userAgent)
 
@@ -210,7 +214,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Appends body bytes; returning less than given makes libcurl abort with CURLE_WRITE_ERROR.
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if bytes.count > maxResponseBytes - received.count {
+        if bytes.count > max(0, maxResponseBytes) - received.count {
             exceededLimit = true
             return 0
         }

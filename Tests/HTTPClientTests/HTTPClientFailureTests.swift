@@ -18,7 +18,7 @@ struct HTTPClientFailureTests {
         #expect(error?.code == .connectFailed)
         #expect(error?.requestWasNotSent == true)
         #expect(error?.message.contains("127.0.0.1") == true)
-        #expect(seconds(since: start) < 2)
+        #expect(seconds(since: start) < 5) // not the 10 s connect timeout
         await client.shutdown()
     }
 
@@ -45,19 +45,19 @@ struct HTTPClientFailureTests {
         }
         try await Task.sleep(for: .milliseconds(50))
         let client = try HTTPClient()
-        var request = HTTPClientRequest(url: server.url("/"), timeout: .seconds(5))
+        var request = HTTPClientRequest(url: server.url("/"), timeout: .seconds(20))
         request.connectTimeout = .milliseconds(300)
         let start = ContinuousClock.now
         let error = await expectClientError { try await client.execute(request) }
         let elapsed = seconds(since: start)
         #expect(error?.code == .connectTimeout)
         #expect(error?.requestWasNotSent == true)
-        #expect(elapsed >= 0.25 && elapsed < 2, "took \(elapsed) s")
+        #expect(elapsed >= 0.25 && elapsed < 5, "took \(elapsed) s")
         await client.shutdown()
     }
 
     @Test func totalTimeoutAbortsASlowResponse() async throws {
-        try await withServer(handler: { _, _ in .respond(status: 200, delay: .seconds(3)) }) { server, client in
+        try await withServer(handler: { _, _ in .respond(status: 200, delay: .seconds(10)) }) { server, client in
             let start = ContinuousClock.now
             let error = await expectClientError {
                 try await client.execute(HTTPClientRequest(url: server.url("/slow"), timeout: .milliseconds(300)))
@@ -65,7 +65,7 @@ struct HTTPClientFailureTests {
             let elapsed = seconds(since: start)
             #expect(error?.code == .timeout)
             #expect(error?.requestWasNotSent == false)
-            #expect(elapsed >= 0.25 && elapsed < 2, "took \(elapsed) s")
+            #expect(elapsed >= 0.25 && elapsed < 5, "took \(elapsed) s")
         }
     }
 
@@ -76,7 +76,7 @@ struct HTTPClientFailureTests {
             let start = ContinuousClock.now
             let error = await expectClientError { try await client.execute(request) }
             #expect(error?.code == .timeout)
-            #expect(seconds(since: start) < 2)
+            #expect(seconds(since: start) < 5) // not the 30 s timeout
         }
     }
 
@@ -112,7 +112,7 @@ struct HTTPClientFailureTests {
             task.cancel()
             let error = await expectClientError { try await task.value }
             #expect(error?.code == .cancelled)
-            #expect(seconds(since: start) < 2) // against a 30 s timeout
+            #expect(seconds(since: start) < 5) // against a 30 s timeout
         }
     }
 
