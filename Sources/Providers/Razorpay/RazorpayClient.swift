@@ -188,6 +188,22 @@ public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhite
         return try RazorpayTransformers.payment(answer, rules: refundRules, operation: "fetchPayment")
     }
 
+    /// `POST /v1/payments/{id}/capture` with `{amount, currency}`: captures an
+    /// authorized payment (needed when the account does not auto-capture; the
+    /// order-level `payment_capture` flag is not relied on [L]). Capturing twice
+    /// is refused by Razorpay, so a retry cannot capture twice.
+    public func capturePayment(id: String, amount: Amount) async throws(ProviderError) -> ProviderPayment {
+        let operation = "capturePayment"
+        let paise: Int64
+        do { paise = try AmountConversion.integerMinorUnits(amount, rules: refundRules) } catch {
+            throw .amount(error, provider: name, operation: operation, field: "amount")
+        }
+        let wire = RazorpayCaptureRequest(amount: paise, currency: amount.currency.code)
+        let answer = try await http.json(RazorpayPayment.self, method: "POST", url: url("/v1/payments/\(WireCoding.pathSegment(id))/capture"),
+                                         headers: headers, body: body(wire, operation: operation), operation: operation, safeToRepeat: false)
+        return try RazorpayTransformers.payment(answer, rules: refundRules, operation: operation)
+    }
+
     // MARK: Refunds
 
     /// `POST /v1/payments/{id}/refund`. With an idempotency key (≥ 10 of

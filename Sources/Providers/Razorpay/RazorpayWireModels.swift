@@ -91,6 +91,11 @@ struct RazorpayPayment: Decodable {
     var error_reason: String?
 }
 
+struct RazorpayCaptureRequest: Encodable {
+    var amount: Int64
+    var currency: String
+}
+
 struct RazorpayRefundRequest: Encodable {
     var amount: Int64?
     var speed: String?

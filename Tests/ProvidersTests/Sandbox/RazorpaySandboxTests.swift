@@ -102,6 +102,23 @@ import Testing
         }
     }
 
+    @Test func authorizedPaymentsAreCapturedExactly() async throws {
+        try await SandboxHarness.run { h in
+            let razorpay = h.razorpay
+            let order = try await razorpay.createOrder(CreateOrderRequest(reference: "rcpt_capture", amount: .inr(1010)))
+            _ = try await h.complete("razorpay", order.id, status: "authorized", extra: #","method":"card""#)
+            #expect(try await razorpay.fetchOrder(id: order.id).status == .attempted)
+            let authorized = try #require(try await razorpay.fetchPayments(orderID: order.id).first)
+            #expect(authorized.status == .authorized)
+            // Capturing a different amount is Razorpay's rejection; the exact amount captures.
+            await expectProviderError(.rejected) { _ = try await razorpay.capturePayment(id: authorized.id, amount: .inr(1000)) }
+            let captured = try await razorpay.capturePayment(id: authorized.id, amount: .inr(1010))
+            #expect(captured.status == .captured)
+            #expect(try await razorpay.fetchOrder(id: order.id).status == .paid)
+            await expectProviderError(.rejected) { _ = try await razorpay.capturePayment(id: authorized.id, amount: .inr(1010)) }
+        }
+    }
+
     @Test func rejectionsAreTypedAndNothingInvalidIsSent() async throws {
         try await SandboxHarness.run { h in
             let razorpay = h.razorpay
