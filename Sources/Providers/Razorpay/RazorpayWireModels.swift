@@ -2,6 +2,7 @@
 // wire (shared/providers/razorpay.md §3). Amounts are integer paise.
 
 struct RazorpayCustomerRequest: Encodable {
+    /// Optional per the API doc, required per the SDK doc (razorpay.md §7): sent when known.
     var name: String?
     var contact: String?
     var email: String?
@@ -29,6 +30,8 @@ struct RazorpayBankAccountRequest: Encodable {
     var beneficiary_name: String
 }
 
+/// The add-bank-account answer. The API doc and the SDK mock show this
+/// `bank_account` entity; the SDK's own doc shows a customer instead [M].
 struct RazorpayBankAccount: Decodable {
     var id: String
     var entity: String?
@@ -47,6 +50,8 @@ struct RazorpayTPVAccount: Codable {
     var ifsc: String
 }
 
+/// `payment_capture` is deliberately absent: it appears only in an SDK docstring,
+/// not on the current API page [L]; authorized payments are captured explicitly.
 struct RazorpayOrderRequest: Encodable {
     var amount: Int64
     var currency: String
