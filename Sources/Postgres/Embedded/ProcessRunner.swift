@@ -10,17 +10,21 @@ import Glibc
 /// descriptors `Process` watches to notice termination, so `Process` would
 /// wait for the server to exit. Here we wait for the child's pid itself, and
 /// its output goes to a temporary file.
-struct ProcessRunner: Sendable {
+package struct ProcessRunner: Sendable {
     /// The account that runs initdb/pg_ctl when we are root (PostgreSQL refuses root).
-    let runAs: String?
+    package let runAs: String?
 
-    struct Output {
-        var status: Int32
-        var text: String
+    /// A runner that runs tools as `runAs` (via runuser) or as ourselves (nil).
+    package init(runAs: String?) { self.runAs = runAs }
+
+    /// Exit status (128 + signal when killed) and combined output.
+    package struct Output {
+        package var status: Int32
+        package var text: String
     }
 
     /// Runs `executable arguments` to completion without blocking a cooperative thread.
-    func run(_ executable: String, _ arguments: [String]) async throws -> Output {
+    package func run(_ executable: String, _ arguments: [String]) async throws -> Output {
         // `sh -c 'cd / && exec "$0" "$@"'`: start in `/`, which the other user can always enter
         // (the arguments are passed as positional parameters, never parsed by the shell).
         var argv = ["/bin/sh", "-c", "cd / && exec \"$0\" \"$@\""]
@@ -48,8 +52,23 @@ struct ProcessRunner: Sendable {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 posix_spawn_file_actions_adddup2(&actions, 1, 2)
+                // Swift's and Dispatch's threads block signals, and a child inherits its spawning
+                // thread's mask: reset the mask and the handlers, or a child waiting for SIGALRM
+                // (pgbench -T) or SIGTERM never gets it.
+                var attributes = posix_spawnattr_t()
+                posix_spawnattr_init(&attributes)
+                defer { posix_spawnattr_destroy(&attributes) }
+                var emptySet = sigset_t()
+                sigemptyset(&emptySet)
+                var defaultSet = sigset_t()
+                sigfillset(&defaultSet)
+                sigdelset(&defaultSet, SIGKILL)
+                sigdelset(&defaultSet, SIGSTOP)
+                posix_spawnattr_setsigmask(&attributes, &emptySet)
+                posix_spawnattr_setsigdefault(&attributes, &defaultSet)
+                posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
                 var pid: pid_t = 0
-                let status = posix_spawn(&pid, path, &actions, nil, argvPointer, envPointer)
+                let status = posix_spawn(&pid, path, &actions, &attributes, argvPointer, envPointer)
                 guard status == 0 else {
                     return .failure(PostgresError(.embeddedClusterFailed, message: "cannot run \(executable): \(String(cString: strerror(status)))"))
                 }
