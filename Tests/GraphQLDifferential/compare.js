@@ -29,9 +29,15 @@ if (exceptionsFile && fs.existsSync(exceptionsFile)) {
   }
 }
 
+// A lone surrogate in a graphql-js message (it slices UTF-16) becomes U+FFFD
+// when written as UTF-8, which is what a user of either tool sees.
+function wellFormed(text) {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 function errorLine(error, prefix) {
   const loc = error.locations && error.locations[0];
-  return prefix + (loc ? `${loc.line}:${loc.column} ` : '') + error.message;
+  return prefix + (loc ? `${loc.line}:${loc.column} ` : '') + wellFormed(error.message);
 }
 
 function referenceFormat(text) {

@@ -215,15 +215,25 @@ struct Lexer {
         }
     }
 
-    /// The text from `offset` spanning `units` UTF-16 code units (whole characters), for error messages.
+    /// The text from `offset` spanning `units` UTF-16 code units, for error messages.
+    ///
+    /// graphql-js slices UTF-16: when the last unit is the first half of a
+    /// surrogate pair, its message holds a lone surrogate, which becomes U+FFFD
+    /// once written as UTF-8; that is what this returns in that case.
     func slice(from offset: Int, utf16Units units: Int) -> String {
         var position = offset
         var counted = 0
+        var cutPair = false
         while counted < units, position < bytes.count {
             let (value, length) = decodeScalar(at: position)
+            if value > 0xFFFF, counted + 2 > units {
+                cutPair = true
+                break
+            }
             counted += value > 0xFFFF ? 2 : 1
             position += length
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<min(position, bytes.count)]), as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<min(position, bytes.count)]), as: UTF8.self)
+        return cutPair ? text + "\u{FFFD}" : text
     }
 }

@@ -231,18 +231,13 @@ struct DocumentParser {
         guard lexer.kind == .name else {
             throw lexer.syntaxError("Expected Name, found \(lexer.tokenDescription).", at: lexer.start)
         }
-        let operation: OperationType
-        if lexer.isKeyword("query") {
-            operation = .query
-        } else if lexer.isKeyword("mutation") {
-            operation = .mutation
-        } else if lexer.isKeyword("subscription") {
-            operation = .subscription
-        } else {
-            throw unexpected()
-        }
+        let token = lexer
+        // Like graphql-js, consume the name first: a lexical error after it is reported before "Unexpected".
         try advance()
-        return operation
+        if token.isKeyword("query") { return .query }
+        if token.isKeyword("mutation") { return .mutation }
+        if token.isKeyword("subscription") { return .subscription }
+        throw token.syntaxError("Unexpected \(token.tokenDescription).", at: token.start)
     }
 
     mutating func parseVariableDefinitions() throws(GraphQLError) -> [VariableDefinition] {
