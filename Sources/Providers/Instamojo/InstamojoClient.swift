@@ -251,6 +251,9 @@ public struct InstamojoAdapter: OrderProvider {
         let answer = try await authorized(InstamojoRefundCreated.self, method: "POST",
                                           url: url("/v2/payments/\(WireCoding.pathSegment(request.paymentID))/refund/"),
                                           form: fields, operation: operation, safeToRepeat: false)
+        if answer.success == false {
+            throw ProviderError(.rejected, provider: name, operation: operation, message: "Instamojo answered success: false")
+        }
         return try InstamojoTransformers.refund(answer.refund, reference: request.reference, rules: refundRules, operation: operation)
     }
 

@@ -126,6 +126,11 @@ public struct SetuAdapter: PaymentProvider {
         let wire = try SetuTransformers.linkRequest(request, orgID: configuration.orgID)
         let answer = try await send(SetuLink.self, path: "/api/v2/ethereal/link", body: wire, operation: "createBillPayLink",
                                     safeToRepeat: false)
+        // Every answer carries `success`; a 2xx saying false is still a refusal.
+        if answer.success == false {
+            throw ProviderError(.rejected, provider: name, operation: "createBillPayLink", message: "Setu answered success: false",
+                                traceID: answer.traceId)
+        }
         return SetuTransformers.link(answer)
     }
 
