@@ -5,7 +5,8 @@ import HTTPClient
 public struct ProviderTransportSettings: Sendable {
     /// Longest one attempt may take. Default 15 s.
     public var attemptTimeout: Duration
-    /// Longest one adapter operation may take across attempts and back-off. Default 30 s.
+    /// Longest one HTTP request may take across its attempts and back-off. Default 30 s.
+    /// (An operation that first fetches a token, or repeats once after a 401, makes more than one request.)
     public var operationDeadline: Duration
     /// Attempts for requests that are safe to repeat (GETs, and POSTs carrying an
     /// idempotency key the provider honours). Others always get exactly one. Default 3.

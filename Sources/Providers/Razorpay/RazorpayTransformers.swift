@@ -113,7 +113,8 @@ enum RazorpayTransformers {
         let error = envelope.error
         var override: ProviderError.Code?
         let description = error.description ?? ""
-        if description.contains("Authentication failed") || description.contains("API key") {
+        let lowered = description.lowercased()
+        if lowered.contains("authentication failed") || lowered.contains("api key") || lowered.contains("api_key") {
             override = .authenticationFailed
         } else if description.contains("same idempotency key") {
             override = .idempotencyConflict
