@@ -94,6 +94,10 @@ final class DocumentValidator {
     var cycleVisited: Set<String> = []
     /// Number of operations in the document (LoneAnonymousOperation).
     let operationCount: Int
+    /// The operations by definition index (nil for other definitions).
+    let operationAt: [OperationDefinition?]
+    /// Whether the document holds type-system definitions (rare).
+    let hasTypeSystemDefinitions: Bool
     /// UniqueDirectivesPerLocation's per-type maps for type-system definitions.
     var typeDirectivesSeen: [String: [String: Int]] = [:]
     var schemaDirectivesSeen: [String: Int] = [:]
@@ -106,28 +110,40 @@ final class DocumentValidator {
         self.maxErrors = maxErrors
         var byName: [String: Int] = [:]
         var fragments: [FragmentDefinition?] = []
+        var operations: [OperationDefinition?] = []
         var directives: [String: DirectiveDefinition] = [:]
-        var operations = 0
-        fragments.reserveCapacity(document.definitions.count)
-        for (index, definition) in document.definitions.enumerated() {
-            switch definition {
+        var operationCount = 0
+        var typeSystem = false
+        let count = document.definitions.count
+        fragments.reserveCapacity(count)
+        operations.reserveCapacity(count)
+        for index in 0..<count {
+            switch document.definitions[index] {
             case .fragment(let fragment):
                 byName[fragment.name.value] = index
                 fragments.append(fragment)
-            case .operation:
-                operations += 1
+                operations.append(nil)
+            case .operation(let operation):
+                operationCount += 1
                 fragments.append(nil)
+                operations.append(operation)
             case .directive(let directive):
                 directives[directive.name.value] = directive
                 fragments.append(nil)
+                operations.append(nil)
+                typeSystem = true
             default:
                 fragments.append(nil)
+                operations.append(nil)
+                typeSystem = true
             }
         }
         self.fragmentIndexByName = byName
         self.fragmentAt = fragments
+        self.operationAt = operations
         self.documentDirectives = directives
-        self.operationCount = operations
+        self.operationCount = operationCount
+        self.hasTypeSystemDefinitions = typeSystem
     }
 
     // MARK: Running
@@ -239,7 +255,9 @@ final class DocumentValidator {
     /// in graphql-js's `getRecursivelyReferencedFragments` order.
     func recursivelyReferencedFragments(of selectionSet: SelectionSet) -> [Int] {
         var result: [Int] = []
-        var collected = Set<String>()
+        // graphql-js marks names; a name without a fragment leads nowhere, so
+        // marking the fragment each name resolves to is the same.
+        var collected = [Bool](repeating: false, count: fragmentAt.count)
         var first = true
         var stack: [Int] = []
         while true {
@@ -252,12 +270,11 @@ final class DocumentValidator {
             } else {
                 break
             }
-            for spread in found where !collected.contains(spread.name) {
-                collected.insert(spread.name)
-                if let (index, _) = fragment(named: spread.name) {
-                    result.append(index)
-                    stack.append(index)
-                }
+            for spread in found {
+                guard let index = fragmentIndexByName[spread.name], !collected[index] else { continue }
+                collected[index] = true
+                result.append(index)
+                stack.append(index)
             }
         }
         return result

@@ -21,14 +21,13 @@ extension DocumentValidator {
 
     func walkDocument() throws(ValidationAborted) {
         try checkExecutableDefinitions()
-        for (index, definition) in document.definitions.enumerated() {
-            switch definition {
-            case .operation(let operation):
+        for index in fragmentAt.indices {
+            if let operation = operationAt[index] {
                 try walkOperation(operation, index: index)
-            case .fragment(let fragment):
+            } else if let fragment = fragmentAt[index] {
                 try walkFragmentDefinition(fragment, index: index)
-            default:
-                try walkTypeSystemDefinition(definition)
+            } else {
+                try walkTypeSystemDefinition(document.definitions[index])
             }
         }
         try checkNoUnusedFragments()

@@ -22,7 +22,7 @@ extension DocumentValidator {
         ownUsages: [ValidationVariableUsage],
         referenced: [Int]
     ) throws(ValidationAborted) {
-        guard case .operation(let operation) = document.definitions[definitionIndex] else { return }
+        guard let operation = operationAt[definitionIndex] else { return }
         let usages = ValidationOperationUsages(own: ownUsages, fragments: referenced.map { fragmentUsages[$0] ?? [] })
         try checkNoUndefinedVariables(operation, usages: usages)
         try checkNoUnusedVariables(operation, usages: usages)

@@ -4,6 +4,7 @@
 /// graphql-js: `ExecutableDefinitionsRule`, reported when the document is entered.
 extension DocumentValidator {
     func checkExecutableDefinitions() throws(ValidationAborted) {
+        guard hasTypeSystemDefinitions else { return }
         for definition in document.definitions where !definition.isExecutable {
             let name: String
             switch definition {

@@ -7,11 +7,10 @@ extension DocumentValidator {
         var used = Set<String>()
         for referenced in referencedFragmentsByOperation {
             for index in referenced {
-                if let fragment = fragmentAt[index] { used.insert(fragment.name.value) }
+                if let name = fragmentAt[index]?.name.value { used.insert(name) }
             }
         }
-        for definition in document.definitions {
-            guard case .fragment(let fragment) = definition, !used.contains(fragment.name.value) else { continue }
+        for case let fragment? in fragmentAt where !used.contains(fragment.name.value) {
             try report("Fragment \"\(fragment.name.value)\" is never used.", [fragment.loc.start])
         }
     }

@@ -114,14 +114,56 @@ extension DocumentValidator {
                 if overlap.comparedPairs.has(name, spreader, mutuallyExclusive: mutuallyExclusive) { continue }
                 overlap.comparedPairs.add(name, spreader, mutuallyExclusive: mutuallyExclusive)
             }
-            guard let (_, fragment) = self.fragment(named: name) else { continue }
-            let fields2 = referencedFieldsAndFragments(fragment)
-            if fields === fields2 { continue }
-            collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields, fields2)
-            for referenced in fields2.fragmentNames.reversed() {
-                stack.append((referenced, name))
+            guard let index = fragmentIndexByName[name],
+                  let start = fragmentAt[index]?.selectionSet.loc.start else { continue }
+            // graphql-js: `if (fieldMap === fieldMap2) return`.
+            if start == fields.selectionSetStart { continue }
+            let referenced: [String]
+            if fields.fields.isEmpty {
+                // Nothing to compare: only the fragment pairs get marked, which
+                // needs the fragments it spreads but not its fields.
+                referenced = topLevelFragmentNames(index)
+            } else {
+                guard let fields2 = referencedFieldsAndFragments(index) else { continue }
+                collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields, fields2)
+                referenced = fields2.fragmentNames
+            }
+            for name2 in referenced.reversed() {
+                stack.append((name2, name))
             }
         }
+    }
+
+    /// The fragments a fragment spreads in its own selection set (inline
+    /// fragments included, fields' sub-selections not): its map's `fragmentNames`.
+    private func topLevelFragmentNames(_ definitionIndex: Int) -> [String] {
+        guard let selectionSet = fragmentAt[definitionIndex]?.selectionSet else { return [] }
+        if let cached = overlap.cache[selectionSet.loc.start] { return cached.fragmentNames }
+        if let cached = overlap.topLevelFragmentNames[definitionIndex] { return cached }
+        var names: [String] = []
+        // Same order as `collectFields`: depth first, in selection order.
+        var pending: [[Selection]] = [selectionSet.selections]
+        var positions: [Int] = [0]
+        while let selections = pending.last {
+            let position = positions[positions.count - 1]
+            if position == selections.count {
+                pending.removeLast()
+                positions.removeLast()
+                continue
+            }
+            positions[positions.count - 1] += 1
+            switch selections[position] {
+            case .fragmentSpread(let spread):
+                if !names.contains(spread.name.value) { names.append(spread.name.value) }
+            case .inlineFragment(let inline):
+                pending.append(inline.selectionSet.selections)
+                positions.append(0)
+            case .field:
+                break
+            }
+        }
+        overlap.topLevelFragmentNames[definitionIndex] = names
+        return names
     }
 
     private func collectConflictsBetweenFragments(
@@ -135,9 +177,9 @@ extension DocumentValidator {
             if name1 == name2 { continue }
             if overlap.comparedPairs.has(name1, name2, mutuallyExclusive: mutuallyExclusive) { continue }
             overlap.comparedPairs.add(name1, name2, mutuallyExclusive: mutuallyExclusive)
-            guard let (_, fragment1) = fragment(named: name1), let (_, fragment2) = fragment(named: name2) else { continue }
-            let fields1 = referencedFieldsAndFragments(fragment1)
-            let fields2 = referencedFieldsAndFragments(fragment2)
+            guard let index1 = fragmentIndexByName[name1], let index2 = fragmentIndexByName[name2],
+                  let fields1 = referencedFieldsAndFragments(index1),
+                  let fields2 = referencedFieldsAndFragments(index2) else { continue }
             collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields1, fields2)
             // graphql-js order: (name1, each of name2's fragments), then (each of name1's fragments, name2).
             var next: [(String, String)] = []
@@ -161,8 +203,9 @@ extension DocumentValidator {
     /// pairs already marked: they are skipped. This keeps `{ a a a ... }` or
     /// `{ a { ...F } a { ...F } ... }` repeated thousands of times linear.
     private func collectConflictsWithin(_ conflicts: inout [OverlapConflict], _ fields: OverlapFieldMap) {
-        for (groupIndex, group) in fields.groups.enumerated() where group.count > 1 {
+        for groupIndex in fields.ranges.indices where fields.ranges[groupIndex].count > 1 {
             let responseName = fields.names[groupIndex]
+            let group = Array(fields.group(groupIndex))
             if group.count <= Self.pairwiseLimit {
                 for i in group.indices {
                     for j in (i + 1)..<group.count {
@@ -273,10 +316,12 @@ extension DocumentValidator {
         _ fields1: OverlapFieldMap,
         _ fields2: OverlapFieldMap
     ) {
-        for (groupIndex, group1) in fields1.groups.enumerated() {
+        if fields1.fields.isEmpty || fields2.fields.isEmpty { return }
+        for groupIndex in fields1.ranges.indices {
             let responseName = fields1.names[groupIndex]
-            guard let index2 = fields2.indexByName[responseName] else { continue }
-            let group2 = fields2.groups[index2]
+            guard let index2 = fields2.index(of: responseName) else { continue }
+            let group1 = fields1.group(groupIndex)
+            let group2 = fields2.group(index2)
             for field1 in group1 {
                 for field2 in group2 {
                     if let conflict = findConflict(mutuallyExclusive: mutuallyExclusive, responseName, field1, field2) {
@@ -381,15 +426,19 @@ extension DocumentValidator {
     /// The fields and spread fragment names of a selection set, computed once.
     private func fieldsAndFragments(parentType: GraphQLNamedType?, selectionSet: SelectionSet) -> OverlapFieldMap {
         if let cached = overlap.cache[selectionSet.loc.start] { return cached }
-        let result = OverlapFieldMap()
-        var fragmentNames = Set<String>()
-        collectFields(parentType: parentType, selectionSet: selectionSet, into: result, fragmentNames: &fragmentNames)
+        var collected: [(String, OverlapField)] = []
+        var fragmentNames: [String] = []
+        collectFields(parentType: parentType, selectionSet: selectionSet, into: &collected, fragmentNames: &fragmentNames)
+        let result = OverlapFieldMap(selectionSetStart: selectionSet.loc.start, collected: collected, fragmentNames: fragmentNames)
         overlap.cache[selectionSet.loc.start] = result
         return result
     }
 
-    private func referencedFieldsAndFragments(_ fragment: FragmentDefinition) -> OverlapFieldMap {
-        if let cached = overlap.cache[fragment.selectionSet.loc.start] { return cached }
+    /// The fields of the fragment defined at `definitionIndex`.
+    private func referencedFieldsAndFragments(_ definitionIndex: Int) -> OverlapFieldMap? {
+        guard let start = fragmentAt[definitionIndex]?.selectionSet.loc.start else { return nil }
+        if let cached = overlap.cache[start] { return cached }
+        guard let fragment = fragmentAt[definitionIndex] else { return nil }
         let type = schema.type(named: fragment.typeCondition.name.value)
         return fieldsAndFragments(parentType: type, selectionSet: fragment.selectionSet)
     }
@@ -397,8 +446,8 @@ extension DocumentValidator {
     private func collectFields(
         parentType: GraphQLNamedType?,
         selectionSet: SelectionSet,
-        into result: OverlapFieldMap,
-        fragmentNames: inout Set<String>
+        into collected: inout [(String, OverlapField)],
+        fragmentNames: inout [String]
     ) {
         for selection in selectionSet.selections {
             switch selection {
@@ -408,22 +457,22 @@ extension DocumentValidator {
                 var isObject = false
                 switch parentType {
                 case .object(let object)?:
-                    type = object.field(named: field.name.value)?.type
+                    if let index = object.fieldIndex[field.name.value] { type = object.fields[index].type }
                     isObject = true
                 case .interface(let interface)?:
-                    type = interface.field(named: field.name.value)?.type
+                    if let index = interface.fieldIndex[field.name.value] { type = interface.fields[index].type }
                 default:
                     type = nil
                 }
-                result.add(field.responseKey, OverlapField(parentName: parentType?.name, parentIsObject: isObject,
-                                                           field: field, type: type))
+                collected.append((field.responseKey, OverlapField(parentName: parentType?.name, parentIsObject: isObject,
+                                                                  field: field, type: type)))
             case .fragmentSpread(let spread):
-                if fragmentNames.insert(spread.name.value).inserted {
-                    result.fragmentNames.append(spread.name.value)
+                if !fragmentNames.contains(spread.name.value) {
+                    fragmentNames.append(spread.name.value)
                 }
             case .inlineFragment(let inline):
                 let type = inline.typeCondition.map { schema.type(named: $0.name.value) } ?? parentType
-                collectFields(parentType: type, selectionSet: inline.selectionSet, into: result, fragmentNames: &fragmentNames)
+                collectFields(parentType: type, selectionSet: inline.selectionSet, into: &collected, fragmentNames: &fragmentNames)
             }
         }
     }
@@ -443,21 +492,82 @@ struct OverlapField {
 
 /// The fields of one selection set by response name (first-seen order), and the
 /// fragments it spreads; a class so that "the same set" can be recognised.
+/// Fields are stored grouped in one array (each group a contiguous range), so
+/// a map costs a few allocations whatever its number of response names.
 final class OverlapFieldMap {
-    var names: [String] = []
-    var groups: [[OverlapField]] = []
-    var indexByName: [String: Int] = [:]
+    /// Response names, in first-seen order.
+    private(set) var names: [String] = []
+    /// Each name's fields, as a range of `fields`.
+    private(set) var ranges: [Range<Int>] = []
+    private(set) var fields: [OverlapField] = []
     var fragmentNames: [String] = []
+    /// Offset of the selection set the map describes (its identity).
+    let selectionSetStart: Int
+    /// Built for large maps; small maps are searched linearly (cheaper than hashing).
+    private var indexByName: [String: Int]?
 
-    func add(_ responseName: String, _ info: OverlapField) {
-        if let index = indexByName[responseName] {
-            groups[index].append(info)
-        } else {
-            indexByName[responseName] = groups.count
-            names.append(responseName)
-            groups.append([info])
+    static let linearLimit = 12
+
+    /// Groups `collected` (response name, field) pairs by name, keeping their order.
+    init(selectionSetStart: Int, collected: [(String, OverlapField)], fragmentNames: [String]) {
+        self.selectionSetStart = selectionSetStart
+        self.fragmentNames = fragmentNames
+        guard !collected.isEmpty else { return }
+        var groupOf: [Int] = []
+        groupOf.reserveCapacity(collected.count)
+        var counts: [Int] = []
+        for (name, _) in collected {
+            if let index = index(of: name) {
+                groupOf.append(index)
+                counts[index] += 1
+            } else {
+                groupOf.append(names.count)
+                counts.append(1)
+                appendName(name)
+            }
         }
+        var starts: [Int] = []
+        starts.reserveCapacity(counts.count)
+        var total = 0
+        for count in counts {
+            starts.append(total)
+            ranges.append(total..<(total + count))
+            total += count
+        }
+        if names.count == collected.count {
+            fields = collected.map(\.1)
+            return
+        }
+        var placed = [OverlapField?](repeating: nil, count: collected.count)
+        for (position, entry) in collected.enumerated() {
+            let group = groupOf[position]
+            placed[starts[group]] = entry.1
+            starts[group] += 1
+        }
+        fields = placed.compactMap { $0 }
     }
+
+    private func appendName(_ name: String) {
+        if indexByName != nil {
+            indexByName?[name] = names.count
+        } else if names.count >= Self.linearLimit {
+            var index: [String: Int] = [:]
+            index.reserveCapacity(names.count * 2)
+            for (position, existing) in names.enumerated() { index[existing] = position }
+            index[name] = names.count
+            indexByName = index
+        }
+        names.append(name)
+    }
+
+    /// The group of `responseName`, if any.
+    func index(of responseName: String) -> Int? {
+        if let indexByName { return indexByName[responseName] }
+        return names.firstIndex(of: responseName)
+    }
+
+    /// The fields of group `index`.
+    func group(_ index: Int) -> ArraySlice<OverlapField> { fields[ranges[index]] }
 }
 
 /// Why two fields conflict: a reason, or the conflicts of their subfields.
@@ -519,5 +629,7 @@ struct OverlapFragmentPair: Hashable {
 struct OverlapState {
     /// Fields of each selection set, by the selection set's offset.
     var cache: [Int: OverlapFieldMap] = [:]
+    /// Fragments spread at the top of each fragment (by definition index), when its map was not needed.
+    var topLevelFragmentNames: [Int: [String]] = [:]
     var comparedPairs = OverlapFragmentPairs()
 }

@@ -17,8 +17,9 @@ extension DocumentValidator {
     }
 
     func checkPossibleFragmentSpread(_ spread: FragmentSpread, parentType: GraphQLNamedType?) throws(ValidationAborted) {
-        guard let parentType, let (_, fragment) = fragment(named: spread.name.value),
-              let type = schema.type(named: fragment.typeCondition.name.value), type.isCompositeType,
+        guard let parentType, let index = fragmentIndexByName[spread.name.value],
+              let typeName = fragmentAt[index]?.typeCondition.name.value,
+              let type = schema.type(named: typeName), type.isCompositeType,
               !schema.doTypesOverlap(type.name, parentType.name) else { return }
         try report(
             "Fragment \"\(spread.name.value)\" cannot be spread here as objects of type \"\(parentType.name)\" can never be of type \"\(type.name)\".",
