@@ -208,7 +208,7 @@ struct Executor {
     /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
     mutating func executeField(_ plan: FieldPlan, source: ObjectSource) -> Completed {
         if plan.isTypename { return .value(.string(plan.info.parentType)) }
-        guard let resolver = plan.definition.resolver else {
+        guard let resolver = plan.resolver else {
             // The default resolver: the property named like the field.
             switch source {
             case .json(let object):
@@ -312,14 +312,16 @@ struct Executor {
             throw notIterable(plan)
         case .named:
             switch plan.completion {
+            case .builtin(let builtin):
+                do { return .value(try builtin.serialize(raw)) } catch { throw FieldError(error.message) }
             case .scalar(let scalar):
-                do { return .value(try scalar.serializeValue(raw)) } catch { throw FieldError(error.message) }
+                do { return .value(try scalar.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
             case .enum(let enumType):
-                do { return .value(try enumType.serializeValue(raw)) } catch { throw FieldError(error.message) }
-            case .object(_, let selection):
+                do { return .value(try enumType.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
+            case .object(let selection):
                 return executeFields(selection, source: .value(raw))
-            case .abstract(let name, let resolveType, let plans):
-                let selection = try runtimeSelection(of: raw, abstractType: name, resolver: resolveType, plans: plans, plan)
+            case .abstract(let abstract):
+                let selection = try runtimeSelection(of: raw, abstract, plan)
                 return executeFields(selection, source: .value(raw))
             case .invalid:
                 throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
@@ -343,15 +345,17 @@ struct Executor {
         case .named:
             if case .null = json { return .value(.null) }
             switch plan.completion {
+            case .builtin(let builtin):
+                do { return .value(try builtin.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .scalar(let scalar):
-                do { return .value(try scalar.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                do { return .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .enum(let enumType):
-                do { return .value(try enumType.serializeJSON(json)) } catch { throw FieldError(error.message) }
-            case .object(_, let selection):
+                do { return .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+            case .object(let selection):
                 if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
                 return executeFields(selection, source: .value(json))
-            case .abstract(let name, let resolveType, let plans):
-                let selection = try runtimeSelection(of: json, abstractType: name, resolver: resolveType, plans: plans, plan)
+            case .abstract(let abstract):
+                let selection = try runtimeSelection(of: json, abstract, plan)
                 if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
                 return executeFields(selection, source: .value(json))
             case .invalid:
@@ -418,13 +422,9 @@ struct Executor {
     }
 
     /// Spec §6.4.3 "ResolveAbstractType": the selection for the value's object type.
-    mutating func runtimeSelection(
-        of value: any Sendable,
-        abstractType: String,
-        resolver: TypeResolver?,
-        plans: [String: (GraphQLObjectType, SelectionPlan)],
-        _ plan: FieldPlan
-    ) throws(FieldError) -> SelectionPlan {
+    mutating func runtimeSelection(of value: any Sendable, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        let abstractType = abstract.name
+        let resolver = abstract.resolveType
         let name: String?
         if let resolver {
             do {
@@ -438,7 +438,7 @@ struct Executor {
         guard let name else {
             throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.info.parentType).\(plan.info.name)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
-        guard let (_, selection) = plans[name] else {
+        guard let selection = abstract.plans[name] else {
             if schema.type(named: name) == nil {
                 throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
             }

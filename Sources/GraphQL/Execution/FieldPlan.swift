@@ -13,6 +13,7 @@ final class SelectionPlan: Sendable {
 
 /// One response key of a selection: the field definition, its resolver, its
 /// arguments (coerced once when they use no variables) and how to complete its value.
+/// Hot fields are stored flat so that reading them retains as little as possible.
 final class FieldPlan: Sendable {
     /// Position among the operation's plans (indexes per-request argument memos).
     let index: Int
@@ -20,17 +21,19 @@ final class FieldPlan: Sendable {
     let nodes: [Field]
     let definition: GraphQLFieldDefinition
     let info: FieldInfo
+    let resolver: FieldResolver?
     let isTypename: Bool
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     let constantArguments: Result<JSONObject, FieldError>?
     let completion: Completion
 
-    /// How a field's named return type completes.
+    /// How a field's named return type completes; payloads are single references.
     enum Completion: Sendable {
-        case scalar(GraphQLScalarType)
-        case `enum`(GraphQLEnumType)
-        case object(GraphQLObjectType, SelectionPlan)
-        case abstract(name: String, resolveType: TypeResolver?, plans: [String: (GraphQLObjectType, SelectionPlan)])
+        case builtin(BuiltinScalar)
+        case scalar(LeafType<GraphQLScalarType>)
+        case `enum`(LeafType<GraphQLEnumType>)
+        case object(SelectionPlan)
+        case abstract(AbstractPlan)
         case invalid
     }
 
@@ -41,9 +44,30 @@ final class FieldPlan: Sendable {
         self.nodes = nodes
         self.definition = definition
         self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type)
+        self.resolver = definition.resolver
         self.isTypename = definition.name == "__typename"
         self.constantArguments = constantArguments
         self.completion = completion
+    }
+}
+
+/// A scalar or enum type behind one reference.
+final class LeafType<Type: Sendable>: Sendable {
+    let type: Type
+
+    init(_ type: Type) { self.type = type }
+}
+
+/// The selections of an abstract-typed field for each possible object type.
+final class AbstractPlan: Sendable {
+    let name: String
+    let resolveType: TypeResolver?
+    let plans: [String: SelectionPlan]
+
+    init(name: String, resolveType: TypeResolver?, plans: [String: SelectionPlan]) {
+        self.name = name
+        self.resolveType = resolveType
+        self.plans = plans
     }
 }
 
@@ -123,16 +147,17 @@ struct Planner {
             let subSelections = fieldNodes.compactMap(\.selectionSet)
             let completion: FieldPlan.Completion
             switch schema.type(named: definition.type.namedType) {
-            case .scalar(let scalar)?: completion = .scalar(scalar)
-            case .enum(let enumType)?: completion = .enum(enumType)
+            case .scalar(let scalar)?:
+                if let builtin = scalar.builtin { completion = .builtin(builtin) } else { completion = .scalar(LeafType(scalar)) }
+            case .enum(let enumType)?: completion = .enum(LeafType(enumType))
             case .object(let object)?:
-                completion = .object(object, try selection(for: object, selectionSets: subSelections, depth: depth + 1))
+                completion = .object(try selection(for: object, selectionSets: subSelections, depth: depth + 1))
             case .interface(let interface)?:
-                completion = .abstract(name: interface.name, resolveType: interface.resolveType,
-                                       plans: try possiblePlans(interface.name, subSelections, depth))
+                completion = .abstract(AbstractPlan(name: interface.name, resolveType: interface.resolveType,
+                                                    plans: try possiblePlans(interface.name, subSelections, depth)))
             case .union(let union)?:
-                completion = .abstract(name: union.name, resolveType: union.resolveType,
-                                       plans: try possiblePlans(union.name, subSelections, depth))
+                completion = .abstract(AbstractPlan(name: union.name, resolveType: union.resolveType,
+                                                    plans: try possiblePlans(union.name, subSelections, depth)))
             case .inputObject?, nil:
                 completion = .invalid
             }
@@ -144,10 +169,10 @@ struct Planner {
         return SelectionPlan(fields: plans)
     }
 
-    mutating func possiblePlans(_ abstractType: String, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> [String: (GraphQLObjectType, SelectionPlan)] {
-        var plans: [String: (GraphQLObjectType, SelectionPlan)] = [:]
+    mutating func possiblePlans(_ abstractType: String, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> [String: SelectionPlan] {
+        var plans: [String: SelectionPlan] = [:]
         for object in schema.possibleTypes(of: abstractType) {
-            plans[object.name] = (object, try selection(for: object, selectionSets: selectionSets, depth: depth + 1))
+            plans[object.name] = try selection(for: object, selectionSets: selectionSets, depth: depth + 1)
         }
         return plans
     }
