@@ -93,6 +93,17 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
         try map { try $0.decode(types) }
     }
 
+    /// Every row's first column as `type`.
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type) throws -> [Value] {
+        try map { try $0.decode(type, at: 0) }
+    }
+
+    /// The one row's first column, or nil when there is no row; throws if there are several.
+    public func single<Value: PostgresDecodable>(_ type: Value.Type) throws -> Value? {
+        guard count <= 1 else { throw PostgresError(.decodingFailed, message: "expected at most one row, got \(count)") }
+        return try first?.decode(type, at: 0)
+    }
+
     /// The one row's columns, or nil when there is no row; throws if there are several.
     public func single<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column)? {
         guard count <= 1 else { throw PostgresError(.decodingFailed, message: "expected at most one row, got \(count)") }
@@ -116,6 +127,11 @@ public struct PostgresRow: Sendable {
             throw PostgresError(.decodingFailed, message: "no column named '\(name)'")
         }
         return try storage.decode(type, row: index, column: column)
+    }
+
+    /// The first column as `type`.
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type) throws -> Value {
+        try storage.decode(type, row: index, column: 0)
     }
 
     /// The first columns, in order, as a tuple of the given types.

@@ -1,0 +1,91 @@
+@testable import Postgres
+import Testing
+
+/// The pool's decisions, event by event, without a server.
+@Suite struct PoolStateTests {
+    typealias State = PoolState<String>
+    let now = ContinuousClock.now
+
+    func state(max: Int = 3, pipelined: Int = 1, depth: Int = 2) -> State {
+        State(limits: .init(maxConnections: max, pipelinedConnections: pipelined, maxPipelineDepth: depth, healthCheckAfterIdle: .seconds(30)))
+    }
+
+    @Test func opensUpToTheLimitThenQueues() {
+        var pool = state(max: 2)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "a", now: now) else { Issue.record("expected open"); return }
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "b", now: now) else { Issue.record("expected open"); return }
+        guard case .wait(let waiter) = pool.acquire(.exclusive, site: "c", now: now) else { Issue.record("expected wait"); return }
+        let (slot, grants) = pool.opened("A", kind: .exclusive, site: "a", now: now)
+        #expect(grants.isEmpty)
+        let released = pool.release(slot: slot, kind: .exclusive, broken: false, now: now)
+        #expect(released.grants.count == 1)
+        #expect(released.grants.first?.waiter == waiter)
+        if case .connection(_, let connection, _)? = released.grants.first?.1 { #expect(connection == "A") } else { Issue.record("expected a connection") }
+    }
+
+    @Test func sharedStatementsPipelineUpToTheDepth() {
+        var pool = state(max: 3, pipelined: 1, depth: 2)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        // While the only pipelined connection is opening, more shared statements wait for it.
+        guard case .wait(let first) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected wait"); return }
+        guard case .wait = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected wait"); return }
+        let (slot, grants) = pool.opened("S", kind: .shared, site: "", now: now)
+        // Depth 2: the opener plus one waiter.
+        #expect(grants.map(\.waiter) == [first])
+        #expect(pool.counts.waiting == 1)
+        // Exclusive users still get their own connection.
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        // One statement finishes: the last waiter joins the pipeline.
+        let released = pool.release(slot: slot, kind: .shared, broken: false, now: now)
+        #expect(released.grants.count == 1)
+        #expect(pool.counts.waiting == 0)
+    }
+
+    @Test func brokenConnectionsFreeTheirRoom() {
+        var pool = state(max: 1)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        let (slot, _) = pool.opened("A", kind: .exclusive, site: "", now: now)
+        guard case .wait(let waiter) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected wait"); return }
+        let released = pool.release(slot: slot, kind: .exclusive, broken: true, now: now)
+        #expect(released.discard == "A")
+        #expect(released.grants.map(\.waiter) == [waiter])
+        if case .open? = released.grants.first?.1 {} else { Issue.record("the waiter should open a new connection") }
+        #expect(pool.counts.open == 0 && pool.counts.opening == 1)
+    }
+
+    @Test func idleConnectionsLostToTheServerAreDropped() {
+        var pool = state(max: 2)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        let (slot, _) = pool.opened("A", kind: .exclusive, site: "", now: now)
+        _ = pool.release(slot: slot, kind: .exclusive, broken: false, now: now)
+        #expect(pool.lost(slot: slot).discard == "A")
+        #expect(pool.counts.open == 0)
+    }
+
+    @Test func longIdleConnectionsAreHealthChecked() {
+        var pool = state(max: 1)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        let (slot, _) = pool.opened("A", kind: .exclusive, site: "", now: now)
+        _ = pool.release(slot: slot, kind: .exclusive, broken: false, now: now)
+        guard case .granted(.connection(_, _, let check)) = pool.acquire(.exclusive, site: "", now: now + .seconds(31)) else {
+            Issue.record("expected the idle connection"); return
+        }
+        #expect(check)
+    }
+
+    @Test func shutdownFailsWaitersAndClosesIdle() {
+        var pool = state(max: 2)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        let (a, _) = pool.opened("A", kind: .exclusive, site: "", now: now)
+        guard case .granted(.open) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected open"); return }
+        let (b, _) = pool.opened("B", kind: .exclusive, site: "leaker", now: now)
+        _ = pool.release(slot: a, kind: .exclusive, broken: false, now: now)
+        _ = pool.acquire(.exclusive, site: "", now: now)  // takes A again
+        guard case .wait(let waiter) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected wait"); return }
+        let closed = pool.shutdown()
+        #expect(closed.waiters == [waiter])
+        #expect(pool.longLeases(olderThan: .zero, now: now + .seconds(1)).map(\.site).contains("leaker"))
+        #expect(pool.release(slot: b, kind: .exclusive, broken: false, now: now).discard == "B")
+        guard case .closed = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected closed"); return }
+    }
+}
