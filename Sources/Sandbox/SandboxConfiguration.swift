@@ -89,6 +89,8 @@ public struct SandboxCredentials: Sendable, Equatable {
     public var setuPartnerID = "100000000001"
     /// Setu user-event webhook key (`X-BILL-WEBHOOK-API-KEY`).
     public var setuWebhookKey = "sandbox-setu-webhook-key"
+    /// The key Setu sends when it calls the partner's own endpoints (`X-SETU-BILLPAY-API-KEY`).
+    public var setuBillPayAPIKey = "sandbox-setu-billpay-api-key"
 
     /// The documented defaults; change fields to accept other credentials.
     public init() {}
@@ -117,6 +119,9 @@ public struct SandboxConfiguration: Sendable {
     public var webhookRetries: Int
     /// Wait before the first retry; each later retry waits twice as long.
     public var webhookRetryDelay: Duration
+    /// The base URL of the partner's endpoints that Setu calls (`{base}/setu/v1/getPaymentStatus`,
+    /// `{base}/setu/v1/refund`); nil = those control calls are refused.
+    public var setuPartnerURL: String?
 
     /// A configuration with the documented defaults (loopback, port 8090, no
     /// webhook targets, no latency or faults, default credentials, 5 s webhook
@@ -124,7 +129,7 @@ public struct SandboxConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 8090, webhookTargets: [WebhookTarget] = [],
                 latency: Duration = .zero, faults: [FaultRule] = [],
                 credentials: SandboxCredentials = .defaults, webhookTimeout: Duration = .seconds(5),
-                webhookRetries: Int = 0, webhookRetryDelay: Duration = .seconds(1)) {
+                webhookRetries: Int = 0, webhookRetryDelay: Duration = .seconds(1), setuPartnerURL: String? = nil) {
         self.host = host
         self.port = port
         self.webhookTargets = webhookTargets
@@ -134,6 +139,7 @@ public struct SandboxConfiguration: Sendable {
         self.webhookTimeout = webhookTimeout
         self.webhookRetries = webhookRetries
         self.webhookRetryDelay = webhookRetryDelay
+        self.setuPartnerURL = setuPartnerURL
     }
 }
 

@@ -7,16 +7,20 @@ final class SandboxRouter: Sendable {
     let faults: FaultTable
     let dispatcher: WebhookDispatcher
     let latency: Duration
+    /// Where Setu's calls to the partner go (`{base}/setu/v1/...`).
+    let setuPartnerURL: String?
     /// `http://host:port`, known once the socket is bound.
     let root = Mutex<String>("")
     /// Set at shutdown: ends held `timeout` faults early.
     let stopping = Atomic<Bool>(false)
 
-    init(simulators: [any ProviderSimulator], faults: FaultTable, dispatcher: WebhookDispatcher, latency: Duration) {
+    init(simulators: [any ProviderSimulator], faults: FaultTable, dispatcher: WebhookDispatcher, latency: Duration,
+         setuPartnerURL: String? = nil) {
         self.simulators = simulators
         self.faults = faults
         self.dispatcher = dispatcher
         self.latency = latency
+        self.setuPartnerURL = setuPartnerURL
     }
 
     /// The context for one request: URLs in bodies follow the `Host` the client

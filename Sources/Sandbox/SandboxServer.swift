@@ -43,7 +43,8 @@ public final class SandboxServer: Sendable {
                                            retries: configuration.webhookRetries, retryDelay: configuration.webhookRetryDelay,
                                            transport: try HTTPClientTransport())
         let router = SandboxRouter(simulators: simulators, faults: FaultTable(configuration.faults),
-                                   dispatcher: dispatcher, latency: configuration.latency)
+                                   dispatcher: dispatcher, latency: configuration.latency,
+                                   setuPartnerURL: configuration.setuPartnerURL)
         // A held `timeout` fault may last up to 120 s: the server's own deadlines must not cut it short.
         let hold = FaultRule.maximumTimeout + .seconds(10)
         let server: HTTPServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSON
 import Sandbox
+import Synchronization
 import Testing
 
 @Suite("Setu simulator over HTTP")
@@ -112,4 +113,50 @@ struct SetuSandboxTests {
             #expect(events == ["bill_payment_success", "bill_payment_refunded"])
         }
     }
+
+    @Test func setuCallsThePartnersEndpointsAndChecksTheAnswers() async throws {
+        // A partner whose getPaymentStatus conforms and whose refund answer lacks refundId.
+        let seen = PartnerLog()
+        let partner = try HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 1), handler: ClosureHandler { request in
+            seen.add(request)
+            let orderID = (try? JSONParser.parse(request.body))?["orderId"]?.stringValue ?? ""
+            if request.path.hasSuffix("/setu/v1/getPaymentStatus") {
+                return .json(try! JSONParser.parse(#"{"status":"success","message":"","data":{"orderId":"\#(orderID)","transactionId":"T1","paymentDateTime":"2024-03-19 12:30:45","amount":"100.00","paymentMode":"UPI","paymentStatus":"SUCCESS"}}"#))
+            }
+            return .json(try! JSONParser.parse(#"{"status":"success","message":"Accepted","data":{"orderId":"\#(orderID)","transactionId":"T1"}}"#))
+        })
+        try await SandboxHarness.run(configure: { configuration in
+            configuration.setuPartnerURL = "http://127.0.0.1:\(partner.port)/partner"
+        }) { h in
+            let headers = try await h.setuHeaders()
+            let session = try #require(try await h.send("POST", "/setu/api/v2/ethereal/link", headers: headers, json: Self.link)["sessionId"]?.stringValue)
+            let orderID = try #require(try await h.send("POST", "/_sandbox/setu/links/\(session)/initiate", json: "{}")["orderId"]?.stringValue)
+            let status = try await h.send("POST", "/_sandbox/setu/orders/\(orderID)/payment-status")
+            #expect(status["status"]?.intValue == 200, "\(status.text)")
+            #expect(status["problems"]?.arrayValue?.isEmpty == true, "\(status.text)")
+            #expect(status["response"]?["data"]?["orderId"]?.stringValue == orderID)
+            let call = try #require(seen.all.first)
+            #expect(call.path == "/partner/setu/v1/getPaymentStatus")
+            #expect(call.headers["X-SETU-BILLPAY-API-KEY"] == h.credentials.setuBillPayAPIKey)
+            // A refund needs the partner's SUCCESS payment-event first.
+            #expect(try await h.send("POST", "/_sandbox/setu/orders/\(orderID)/refund").status == 409)
+            let event = #"{"orderId":"\#(orderID)","transactionId":"T1","paymentDateTime":"2024-03-19 12:30:45","amount":"100.00","paymentMode":"UPI","paymentStatus":"SUCCESS"}"#
+            _ = try await h.send("POST", "/setu/api/v2/webhooks/payment-event", headers: [("X-PARTNER-ID", h.credentials.setuPartnerID)], json: event)
+            let refund = try await h.send("POST", "/_sandbox/setu/orders/\(orderID)/refund")
+            #expect(refund["problems"]?.arrayValue?.compactMap(\.stringValue) == ["data.refundId must be a string"])
+            let body = try JSONParser.parse(try #require(seen.all.last).body)
+            #expect(body["transactionId"]?.stringValue == "T1")
+            #expect(body["amount"]?.stringValue == "100.00")
+            // The key is a secret: redacted in the log.
+            #expect(!(try await h.send("GET", "/_sandbox/webhooks").text.contains(h.credentials.setuBillPayAPIKey)))
+        }
+        await partner.shutdown(gracePeriod: .milliseconds(100))
+    }
+}
+
+/// Requests a test partner server received.
+final class PartnerLog: Sendable {
+    private let list = Mutex<[HTTPRequest]>([])
+    func add(_ request: HTTPRequest) { list.withLock { $0.append(request) } }
+    var all: [HTTPRequest] { list.withLock { $0 } }
 }

@@ -14,6 +14,7 @@ enum SandboxCommand {
                          [--cashfree-client-id ID] [--cashfree-client-secret S]
                          [--instamojo-client-id ID] [--instamojo-client-secret S] [--instamojo-salt S]
                          [--setu-client-id ID] [--setu-secret S] [--setu-partner-id N] [--setu-webhook-key K]
+                         [--setu-partner-url URL] [--setu-billpay-api-key K]
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -77,7 +78,7 @@ enum SandboxCommand {
             ("cashfree-client-secret", \.cashfreeClientSecret), ("instamojo-client-id", \.instamojoClientID),
             ("instamojo-client-secret", \.instamojoClientSecret), ("instamojo-salt", \.instamojoPrivateSalt),
             ("setu-client-id", \.setuClientID), ("setu-secret", \.setuSecret), ("setu-partner-id", \.setuPartnerID),
-            ("setu-webhook-key", \.setuWebhookKey),
+            ("setu-webhook-key", \.setuWebhookKey), ("setu-billpay-api-key", \.setuBillPayAPIKey),
         ]
         for (name, keyPath) in fields {
             if let value = options.string(name) {
@@ -86,6 +87,12 @@ enum SandboxCommand {
             }
         }
         configuration.credentials = credentials
+        if let partner = options.string("setu-partner-url") {
+            guard partner.hasPrefix("http://") || partner.hasPrefix("https://") else {
+                throw UsageError("--setu-partner-url must be http(s)://..., got '\(partner)'")
+            }
+            configuration.setuPartnerURL = partner
+        }
         return configuration
     }
 

@@ -42,6 +42,9 @@ extension SandboxRouter {
             default: return Self.controlError(404, "only instamojo and setu issue tokens")
             }
             return .json(.object(["status": "expired"]))
+        case ("POST", 4) where s[0] == "setu" && s[1] == "orders" && (s[3] == "payment-status" || s[3] == "refund"):
+            guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
+            return await setuPartnerCall(setu, kind: s[3], orderID: s[2])
         case ("GET", 1) where s[0] == "webhooks":
             return .json(.array(dispatcher.log().map { .object($0.detail) }))
         case ("POST", 3) where s[0] == "webhooks" && s[2] == "redeliver":

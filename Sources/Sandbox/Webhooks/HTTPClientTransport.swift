@@ -8,10 +8,11 @@ struct HTTPClientTransport: WebhookTransport {
         client = try HTTPClient(configuration: HTTPClientConfiguration())
     }
 
-    func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async throws -> Int {
+    func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async throws
+        -> (status: Int, body: [UInt8]) {
         let response = try await client.execute(HTTPClientRequest(method: "POST", url: url, headers: headers, body: body,
                                                                   timeout: timeout))
-        return response.status
+        return (response.status, response.body)
     }
 
     func shutdown() async { await client.shutdown() }

@@ -99,6 +99,23 @@ final class WebhookDispatcher: Sendable {
         }
     }
 
+    /// One call from the sandbox (playing the provider) to the partner's API, logged
+    /// like a webhook; answers the partner's status and body, or the failure.
+    func call(provider: SandboxProvider, event: String, url: String, headers: [(name: String, value: String)],
+              body: [UInt8]) async -> (delivery: WebhookDelivery, answer: [UInt8]) {
+        var status: Int?
+        var failure: String?
+        var answer: [UInt8] = []
+        do {
+            (status, answer) = try await transport.post(url: url, headers: headers, body: body, timeout: timeout)
+        } catch {
+            failure = String(describing: error)
+        }
+        let delivery = record(provider: provider, event: event, url: url, status: status, failure: failure,
+                              headers: headers, body: body, attempt: 1)
+        return (delivery, answer)
+    }
+
     /// Every attempt so far, oldest first.
     func log() -> [WebhookDelivery] { deliveries.withLock { $0 } }
 
@@ -120,13 +137,18 @@ final class WebhookDispatcher: Sendable {
         var status: Int?
         var failure: String?
         do {
-            status = try await transport.post(url: url, headers: headers, body: body, timeout: timeout)
+            status = try await transport.post(url: url, headers: headers, body: body, timeout: timeout).status
         } catch {
             failure = String(describing: error)
         }
+        return record(provider: provider, event: event, url: url, status: status, failure: failure,
+                      headers: headers, body: body, attempt: attempt)
+    }
+
+    private func record(provider: SandboxProvider, event: String, url: String, status: Int?, failure: String?,
+                        headers: [(name: String, value: String)], body: [UInt8], attempt: Int) -> WebhookDelivery {
         let delivery = WebhookDelivery(id: "whd_" + Identifiers.base62(12), provider: provider, event: event, url: url,
-                                       status: status, error: failure, headers: headers, body: body,
-                                       attempt: attempt)
+                                       status: status, error: failure, headers: headers, body: body, attempt: attempt)
         deliveries.withLock { list in
             list.append(delivery)
             if list.count > Self.logLimit { list.removeFirst(list.count - Self.logLimit) }

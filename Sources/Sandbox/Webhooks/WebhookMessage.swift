@@ -35,7 +35,7 @@ struct WebhookDelivery: Sendable {
     }
 
     /// Headers that carry a secret rather than a signature: shown as `****` in the log.
-    static let secretHeaders: Set<String> = ["x-bill-webhook-api-key", "authorization"]
+    static let secretHeaders: Set<String> = ["x-bill-webhook-api-key", "x-setu-billpay-api-key", "authorization"]
 
     /// The full record for `GET /_sandbox/webhooks` (body as text: all bodies here are UTF-8).
     var detail: WireObject {
@@ -55,9 +55,10 @@ extension WireObject {
     }
 }
 
-/// Sends one HTTP POST; answers the status code.
+/// Sends one HTTP POST; answers the status code and body.
 protocol WebhookTransport: Sendable {
-    func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async throws -> Int
+    func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async throws
+        -> (status: Int, body: [UInt8])
     func shutdown() async
 }
 
