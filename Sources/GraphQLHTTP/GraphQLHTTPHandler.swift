@@ -1,6 +1,7 @@
 public import GraphQL
 public import HTTPServer
 public import JSON
+import Synchronization
 
 /// Serves GraphQL over HTTP (GraphQL-over-HTTP draft, graphql-http audits) plus
 /// the operations endpoints `/healthz`, `/readyz`, `/metrics` and `/schema.graphql`.
@@ -24,6 +25,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable
     private let rootValue: any Sendable
+    /// Measures of recent (document, operation) pairs that do not depend on variables.
+    private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
     private let requestCounter: Counter
     private let latency: Histogram
     private let inFlight: Gauge
@@ -195,8 +198,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 message: "Subscriptions are not served over this transport.").errorJSON],
                 mediaType: mediaType, operation: operationLabel)
         }
-        let measure = OperationAnalysis.measure(
-            operation, in: document, schema: schema, variables: parameters.variables, limits: configuration.operationLimits)
+        let measure = measure(operation, of: prepared, document: document, variables: parameters.variables)
         if !configuration.introspection, measure.selectsSchemaIntrospection {
             return requestError([GraphQLHTTPError(
                 status: 400, code: "INTROSPECTION_DISABLED",
@@ -208,6 +210,29 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         return .execute(Prepared(
             text: text, prepared: prepared, document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+    }
+
+    struct MeasureKey: Hashable {
+        var document: ObjectIdentifier
+        var operation: String?
+    }
+
+    /// The operation's measure, reused while its document stays cached (unless list sizes come from variables).
+    private func measure(
+        _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, variables: JSONObject
+    ) -> OperationMeasure {
+        let key = MeasureKey(document: ObjectIdentifier(prepared), operation: operation.name?.value)
+        // The entry keeps its document alive, so the identifier cannot be reused while it is stored.
+        if let cached = measures.withLock({ $0[key] }), cached.document === prepared { return cached.measure }
+        let fresh = OperationAnalysis.measure(
+            operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
+        if !fresh.dependsOnVariables {
+            measures.withLock { table in
+                if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
+                table[key] = (prepared, fresh)
+            }
+        }
+        return fresh
     }
 
     func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {

@@ -53,6 +53,8 @@ public struct OperationMeasure: Sendable, Equatable {
     public var cost: Int
     /// Whether the operation selects `__schema` anywhere.
     public var selectsSchemaIntrospection: Bool
+    /// Whether a list size came from a variable (the measure then depends on the variables).
+    public var dependsOnVariables: Bool = false
 }
 
 /// Measures operations against a schema.
@@ -76,7 +78,7 @@ public enum OperationAnalysis {
         let root = walker.measure(operation.selectionSet, parentType: rootType)
         return OperationMeasure(
             depth: root.depth, aliases: root.aliases, rootFields: root.fields, cost: root.cost,
-            selectsSchemaIntrospection: walker.sawSchema
+            selectsSchemaIntrospection: walker.sawSchema, dependsOnVariables: walker.usedVariableSize
         )
     }
 
@@ -128,6 +130,7 @@ private struct Walker {
     var fragmentFigures: [String: Figures] = [:]
     var inProgress: Set<String> = []
     var sawSchema = false
+    var usedVariableSize = false
 
     init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject, limits: OperationLimits) {
         self.schema = schema
@@ -211,12 +214,13 @@ private struct Walker {
         return deepest
     }
 
-    func listSize(_ field: Field) -> Int {
+    mutating func listSize(_ field: Field) -> Int {
         for argument in field.arguments where limits.sizeArguments.contains(argument.name.value) {
             switch argument.value {
             case .int(let literal):
                 if let size = Int(literal.value), size >= 0 { return size }
             case .variable(let variable):
+                usedVariableSize = true
                 if case .int(let size)? = variables[variable.name.value], size >= 0 { return Int(clamping: size) }
             default:
                 break

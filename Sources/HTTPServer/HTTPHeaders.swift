@@ -59,12 +59,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
     /// ASCII case-insensitive comparison without allocating.
     static func namesEqual(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8, y = b.utf8
-        guard x.count == y.count else { return false }
-        for (p, q) in zip(x, y) where p != q {
-            guard lowerASCII(p) == lowerASCII(q) else { return false }
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for index in 0..<x.count where x[index] != y[index] {
+                    guard lowerASCII(x[index]) == lowerASCII(y[index]) else { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 
     @inline(__always)

@@ -233,31 +233,45 @@ final class ServerCore: Sendable {
             return .NO
         }
         context.status = response.status
-        var packed: [CChar] = []
-        packed.reserveCapacity(64 + response.headers.count * 48)
+        var packed: [UInt8] = []
+        packed.reserveCapacity(96 + response.headers.count * 48)
         var count = 0
-        func add(_ name: String, _ value: String) {
-            guard Self.isSafeHeader(name), Self.isSafeHeader(value) else { return }
-            for byte in name.utf8 { packed.append(CChar(bitPattern: byte)) }
-            packed.append(0)
-            for byte in value.utf8 { packed.append(CChar(bitPattern: byte)) }
-            packed.append(0)
-            count += 1
-        }
         for field in response.headers where !HTTPHeaders.namesEqual(field.name, "content-length") {
-            add(field.name, field.value)
+            if Self.appendHeader(field.name, field.value, to: &packed) { count += 1 }
         }
-        add("x-request-id", context.requestID)
-        if draining.load(ordering: .relaxed) { add("connection", "close") }
+        if Self.appendHeader("x-request-id", context.requestID, to: &packed) { count += 1 }
+        if draining.load(ordering: .relaxed), Self.appendHeader("connection", "close", to: &packed) { count += 1 }
         let status = UInt32(clamping: (100...599).contains(response.status) ? response.status : 500)
         return response.body.withUnsafeBytes { body in
-            cpayql_mhd_respond(context.connection, status, body.baseAddress, body.count, packed, count)
+            packed.withUnsafeBytes { headers in
+                cpayql_mhd_respond(
+                    context.connection, status, body.baseAddress, body.count,
+                    headers.baseAddress?.assumingMemoryBound(to: CChar.self), count)
+            }
         }
     }
 
-    /// Header names and values must not smuggle line breaks or NULs.
-    private static func isSafeHeader(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D }
+    /// Appends `name\0value\0`; skips (returns false) a field that would smuggle a line break or NUL.
+    private static func appendHeader(_ name: String, _ value: String, to packed: inout [UInt8]) -> Bool {
+        let start = packed.count
+        packed.append(contentsOf: name.utf8)
+        packed.append(0)
+        packed.append(contentsOf: value.utf8)
+        packed.append(0)
+        // The two NULs just written are the only ones allowed.
+        var nuls = 0
+        let safe = packed.withUnsafeBufferPointer { buffer in
+            for index in start..<buffer.count {
+                switch buffer[index] {
+                case 0: nuls += 1
+                case 0x0A, 0x0D: return false
+                default: continue
+                }
+            }
+            return nuls == 2
+        }
+        if !safe { packed.removeSubrange(start...) }
+        return safe
     }
 
     /// The client's id when it is 1–64 characters of `[A-Za-z0-9._-]`, else a fresh one.

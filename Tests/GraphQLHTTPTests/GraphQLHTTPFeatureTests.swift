@@ -83,6 +83,12 @@ import Testing
             #expect(costly.json["errors"]?.arrayValue?.first?["message"]?.stringValue?.contains("maxCost = 60") == true)
             let sized = try await server.post(json: ["query": "query ($n: Int) { orders(first: $n) { id items { sku } } }", "variables": ["n": 2]])
             #expect(sized.json["errors"] == nil)
+            // Same document, bigger variable: the measure is not reused across variables.
+            let resized = try await server.post(json: ["query": "query ($n: Int) { orders(first: $n) { id items { sku } } }", "variables": ["n": 50]])
+            #expect(resized.firstErrorCode == "MAX_COST_EXCEEDED")
+            // A cached measure still refuses the second time.
+            let again = try await server.post(json: ["query": "{ a: hello b: hello c: hello }"])
+            #expect(again.firstErrorCode == "MAX_ALIASES_EXCEEDED")
             let modern = try await server.post(json: ["query": "{ a: hello b: hello c: hello }"], accept: "application/graphql-response+json")
             #expect(modern.status == 400)
         }
