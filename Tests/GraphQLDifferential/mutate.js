@@ -1,6 +1,6 @@
-// Writes N mutated copies of the format corpus (random deletions, insertions
+// Writes N mutated copies of the format corpus, and N of the validate corpus, (random deletions, insertions
 // of GraphQL fragments and awkward characters, duplications) into
-// OUT_DIR/format/, deterministically from SEED, so that compare.js can check
+// OUT_DIR/format/ and OUT_DIR/validate/, deterministically from SEED, so that compare.js can check
 // PayQL against graphql-js on documents nobody wrote by hand:
 //
 //   node mutate.js SEED N OUT_DIR && node compare.js PAYQL OUT_DIR
@@ -47,10 +47,21 @@ function mutate(text) {
   return text;
 }
 
+const count = Number(countArg);
 const target = path.join(outDir, 'format');
 fs.mkdirSync(target, { recursive: true });
-const count = Number(countArg);
 for (let i = 0; i < count; i++) {
   fs.writeFileSync(path.join(target, `mutant-${String(i).padStart(5, '0')}.graphql`), mutate(seeds[random(seeds.length)]));
 }
-console.log(`${count} documents in ${target}`);
+// The same for validation: mutants of corpus/validate, against its schema.
+const validateCorpus = path.join(__dirname, 'corpus', 'validate');
+const validateSeeds = fs.readdirSync(validateCorpus).filter((n) => n.endsWith('.graphql') && !n.startsWith('schema')).sort()
+  .map((n) => fs.readFileSync(path.join(validateCorpus, n), 'utf8'));
+const validateTarget = path.join(outDir, 'validate');
+fs.mkdirSync(validateTarget, { recursive: true });
+fs.copyFileSync(path.join(validateCorpus, 'schema.graphql'), path.join(validateTarget, 'schema.graphql'));
+for (let i = 0; i < count; i++) {
+  fs.writeFileSync(path.join(validateTarget, `mutant-${String(i).padStart(5, '0')}.graphql`),
+    mutate(validateSeeds[random(validateSeeds.length)]));
+}
+console.log(`${count} documents each in ${target} and ${validateTarget}`);
