@@ -113,7 +113,8 @@ extension DocumentValidator {
         fieldDefinition: GraphQLFieldDefinition?,
         introspectionChecked: Bool
     ) throws(ValidationAborted) {
-        let parentType = type.flatMap { $0.isCompositeType ? $0 : nil }
+        var parentType: GraphQLNamedType?
+        if let type, type.isCompositeType { parentType = type }
         if !collectOnly {
             try checkOverlappingFields(selectionSet, parentType: parentType)
         }
@@ -131,8 +132,12 @@ extension DocumentValidator {
     }
 
     func walkField(_ field: Field, parentType: GraphQLNamedType?, introspectionChecked: Bool) throws(ValidationAborted) {
-        let definition = parentType.flatMap { fieldDefinition(on: $0, named: field.name.value) }
-        let namedType = definition.flatMap { schema.namedType(of: $0.type) }
+        var definition: GraphQLFieldDefinition?
+        var namedType: GraphQLNamedType?
+        if let parentType {
+            definition = fieldDefinition(on: parentType, named: field.name.value)
+            if let type = definition?.type { namedType = schema.namedType(of: type) }
+        }
         try checkScalarLeaf(field, type: definition?.type, namedType: namedType)
         try checkFieldOnCorrectType(field, parentType: parentType, definition: definition)
         try checkUniqueDirectives(field.directives)

@@ -29,16 +29,20 @@ extension DocumentValidator {
     /// Whether a selection set spreads a fragment or repeats a response name
     /// (looking into its inline fragments), without building its field map.
     private static func mayConflict(_ selectionSet: SelectionSet) -> Bool {
+        let selections = selectionSet.selections
+        if selections.count == 1, case .field = selections[0] { return false }
         var names: [String] = []
+        names.reserveCapacity(selections.count)
         var set: Set<String>?
-        var stack: [SelectionSet] = [selectionSet]
-        while let current = stack.popLast() {
-            for selection in current.selections {
-                switch selection {
+        var nested: [SelectionSet] = []
+        var current = selections
+        while true {
+            for index in current.indices {
+                switch current[index] {
                 case .fragmentSpread:
                     return true
                 case .inlineFragment(let inline):
-                    stack.append(inline.selectionSet)
+                    nested.append(inline.selectionSet)
                 case .field(let field):
                     let key = field.alias?.value ?? field.name.value
                     if let inserted = set?.insert(key).inserted {
@@ -54,8 +58,9 @@ extension DocumentValidator {
                     }
                 }
             }
+            guard let next = nested.popLast() else { return false }
+            current = next.selections
         }
-        return false
     }
 
     // MARK: Entry points
