@@ -27,7 +27,6 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     private let rootValue: any Sendable
     /// Measures of recent (document, operation) pairs that do not depend on variables.
     private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
-    private let requestCounter: Counter
     private let latency: Histogram
     private let inFlight: Gauge
 
@@ -53,11 +52,19 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.readinessChecks = readiness
         self.contextProvider = context
         self.rootValue = rootValue
-        requestCounter = metrics.counter(
-            "payql_graphql_requests_total", help: "GraphQL requests by operation name and outcome.", labels: ["operation", "outcome"])
-        latency = metrics.histogram(
+        let latency = metrics.histogram(
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
+        self.latency = latency
+        // The request counter is read off the histogram's counts: one update per request, not two.
+        metrics.addCollector {
+            var text = "# HELP payql_graphql_requests_total GraphQL requests by operation name and outcome.\n"
+            text += "# TYPE payql_graphql_requests_total counter\n"
+            for series in latency.counts() {
+                text += "payql_graphql_requests_total\(LabelSet.text(latency.labels, series.labels)) \(series.count)\n"
+            }
+            return text
+        }
         inFlight = metrics.gauge("payql_graphql_requests_in_flight", help: "GraphQL requests being handled.")
         let documents = engine.cache
         metrics.addCollector {
@@ -332,7 +339,6 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     private func record(operation: String, outcome: String, since started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        requestCounter.increment([operation, outcome])
         latency.observe(seconds, [operation, outcome])
     }
 }

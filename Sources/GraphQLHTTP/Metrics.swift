@@ -225,6 +225,15 @@ public final class Histogram: RenderableMetric {
         }
     }
 
+    /// Every series' label values and observation count, sorted by labels.
+    public func counts() -> [(labels: [String], count: UInt64)] {
+        series.withLock { $0.map { (labels: $0.key, count: $0.value.count) } }
+            .sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
+    }
+
+    /// The label names, in order.
+    public var labels: [String] { labelNames }
+
     /// Observations recorded for a series.
     public func count(_ labels: [String] = []) -> UInt64 {
         series.withLock { $0[LabelSet.key(labels, names: labelNames)]?.count ?? 0 }
