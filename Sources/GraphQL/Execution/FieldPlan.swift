@@ -89,7 +89,8 @@ struct PlanningError: Error {
     let message: String
 }
 
-/// Fields grouped by response key, in first-appearance order.
+/// Fields grouped by response key, in first-appearance order. Selection sets are
+/// small, so a linear scan beats hashing until there are many keys.
 struct CollectedFields {
     var keys: [String] = []
     var nodes: [[Field]] = []
@@ -97,13 +98,23 @@ struct CollectedFields {
 
     mutating func add(_ field: Field) {
         let key = field.responseKey
-        if let position = index[key] {
-            nodes[position].append(field)
+        if keys.count < 24 {
+            for position in keys.indices where keys[position] == key {
+                nodes[position].append(field)
+                return
+            }
         } else {
+            if index.isEmpty {
+                for (position, existing) in keys.enumerated() { index[existing] = position }
+            }
+            if let position = index[key] {
+                nodes[position].append(field)
+                return
+            }
             index[key] = keys.count
-            keys.append(key)
-            nodes.append([field])
         }
+        keys.append(key)
+        nodes.append([field])
     }
 }
 
@@ -116,6 +127,7 @@ struct Planner {
     let variables: JSONObject
     var count = 0
     static let maxDepth = 256
+    static let noArguments: Result<JSONObject, FieldError> = .success(JSONObject())
 
     init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject) {
         self.schema = schema
@@ -133,33 +145,44 @@ struct Planner {
             throw PlanningError(message: "Selections nest more than \(Planner.maxDepth) levels deep (is there a fragment cycle?).")
         }
         var collected = CollectedFields()
-        var visited = Set<String>()
+        var visited: [String] = []
         for selectionSet in selectionSets {
             collectFields(objectType.name, selectionSet, into: &collected, visited: &visited)
         }
         var plans: [FieldPlan] = []
         plans.reserveCapacity(collected.keys.count)
         for (key, fieldNodes) in zip(collected.keys, collected.nodes) {
-            guard let first = fieldNodes.first,
-                  let definition = schema.fieldDefinition(on: objectType.name, named: first.name.value) else { continue }
+            guard let first = fieldNodes.first else { continue }
+            let fieldName = first.name.value
+            let found: GraphQLFieldDefinition?
+            if fieldName.utf8.first == UInt8(ascii: "_") {
+                found = schema.fieldDefinition(on: objectType.name, named: fieldName)
+            } else {
+                found = objectType.field(named: fieldName)
+            }
+            guard let definition = found else { continue }
             let index = count
             count += 1
             let subSelections = fieldNodes.compactMap(\.selectionSet)
             let completion: FieldPlan.Completion
-            switch schema.type(named: definition.type.namedType) {
-            case .scalar(let scalar)?:
-                if let builtin = scalar.builtin { completion = .builtin(builtin) } else { completion = .scalar(LeafType(scalar)) }
-            case .enum(let enumType)?: completion = .enum(LeafType(enumType))
-            case .object(let object)?:
-                completion = .object(try selection(for: object, selectionSets: subSelections, depth: depth + 1))
-            case .interface(let interface)?:
-                completion = .abstract(AbstractPlan(name: interface.name, resolveType: interface.resolveType,
-                                                    plans: try possiblePlans(interface.name, subSelections, depth)))
-            case .union(let union)?:
-                completion = .abstract(AbstractPlan(name: union.name, resolveType: union.resolveType,
-                                                    plans: try possiblePlans(union.name, subSelections, depth)))
-            case .inputObject?, nil:
-                completion = .invalid
+            let namedType = definition.type.namedType
+            if let leaf = schema.leafCompletions[namedType] {
+                completion = leaf
+            } else {
+                switch schema.type(named: namedType) {
+                case .scalar, .enum:
+                    completion = .invalid
+                    case .object(let object)?:
+                    completion = .object(try selection(for: object, selectionSets: subSelections, depth: depth + 1))
+                case .interface(let interface)?:
+                    completion = .abstract(AbstractPlan(name: interface.name, resolveType: interface.resolveType,
+                                                        plans: try possiblePlans(interface.name, subSelections, depth)))
+                case .union(let union)?:
+                    completion = .abstract(AbstractPlan(name: union.name, resolveType: union.resolveType,
+                                                        plans: try possiblePlans(union.name, subSelections, depth)))
+                case .inputObject?, nil:
+                    completion = .invalid
+                }
             }
             plans.append(FieldPlan(
                 index: index, responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name,
@@ -179,7 +202,7 @@ struct Planner {
 
     /// Arguments that use no variable are coerced once, here.
     func constantArguments(_ definition: GraphQLFieldDefinition, _ field: Field) -> Result<JSONObject, FieldError>? {
-        if definition.arguments.isEmpty { return .success(JSONObject()) }
+        if definition.arguments.isEmpty { return Planner.noArguments }
         guard !field.arguments.contains(where: { Planner.usesVariables($0.value) }) else { return nil }
         do {
             return .success(try ArgumentCoercion.coerce(definition.arguments, nodes: field.arguments, schema: schema, variables: [:]))
@@ -197,7 +220,7 @@ struct Planner {
         }
     }
 
-    func collectFields(_ typeName: String, _ selectionSet: SelectionSet, into collected: inout CollectedFields, visited: inout Set<String>) {
+    func collectFields(_ typeName: String, _ selectionSet: SelectionSet, into collected: inout CollectedFields, visited: inout [String]) {
         for selection in selectionSet.selections {
             switch selection {
             case .field(let field):
@@ -210,7 +233,7 @@ struct Planner {
             case .fragmentSpread(let spread):
                 let name = spread.name.value
                 guard !visited.contains(name), shouldInclude(spread.directives) else { continue }
-                visited.insert(name)
+                visited.append(name)
                 guard let fragment = fragments[name], fragmentApplies(fragment.typeCondition.name.value, to: typeName) else { continue }
                 collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
             }
@@ -338,5 +361,23 @@ final class PlanCache: Sendable {
         plans.withLock { plans in
             if plans.count < PlanCache.maxPlans { plans[key] = plan }
         }
+    }
+}
+
+extension GraphQLSchema {
+    /// Completions of every scalar and enum type, made once per schema.
+    static func makeLeafCompletions(_ types: [GraphQLNamedType]) -> [String: FieldPlan.Completion] {
+        var completions: [String: FieldPlan.Completion] = [:]
+        for type in types {
+            switch type {
+            case .scalar(let scalar):
+                completions[scalar.name] = scalar.builtin.map(FieldPlan.Completion.builtin) ?? .scalar(LeafType(scalar))
+            case .enum(let enumType):
+                completions[enumType.name] = .enum(LeafType(enumType))
+            default:
+                break
+            }
+        }
+        return completions
     }
 }

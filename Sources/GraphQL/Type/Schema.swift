@@ -28,6 +28,8 @@ public final class GraphQLSchema: Sendable {
     let subTypeMap: [String: Set<String>]
     /// Interface name → interfaces that declare they implement it.
     let interfaceImplementations: [String: [String]]
+    /// How the executor completes each scalar and enum type.
+    let leafCompletions: [String: FieldPlan.Completion]
 
     /// Builds a schema from named types.
     ///
@@ -117,6 +119,7 @@ public final class GraphQLSchema: Sendable {
         self.possibleTypeMap = possible
         self.subTypeMap = subTypes
         self.interfaceImplementations = interfaceImplementations
+        self.leafCompletions = GraphQLSchema.makeLeafCompletions(ordered)
     }
 
     // MARK: Look-up

@@ -135,3 +135,14 @@ import Testing
         #expect(response.errors.count == 1)
     }
 }
+
+/// Documents validation would reject must still end in an error, not a hang.
+@Suite struct UnvalidatedExecutionTests {
+    @Test func fragmentCycleEndsInAnError() async throws {
+        let schema = try GraphQLSchema(sdl: "type Query { me: Query name: String }")
+        let document = try Parser.parse("{ ...F } fragment F on Query { me { ...F } }")
+        let result = await execute(schema: schema, request: ExecutionRequest(document: document))
+        #expect(result.data == nil)
+        #expect(result.errors.first?.message.contains("nest more than") == true)
+    }
+}
