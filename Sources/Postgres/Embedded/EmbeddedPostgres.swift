@@ -180,6 +180,8 @@ public final class EmbeddedPostgres: Sendable {
         guard output.status == 0 else {
             throw PostgresError(.embeddedClusterFailed, message: "pg_ctl stop failed (status \(output.status)): \(output.text.trimmingTrailingNewlines)")
         }
+        // The private socket directory is empty once the server is down.
+        _ = rmdir(socketDirectory)
     }
 
     /// Restarts the server (`pg_ctl restart -m fast`): every connection is cut.
