@@ -93,3 +93,32 @@ import Testing
         #expect(validated > 100)
     }
 }
+
+/// Field merging that goes deeper through fragments than a thread's stack
+/// allows is refused with an error instead of crashing.
+@Suite struct ValidationDepthTests {
+    static func chains(_ length: Int) throws -> Document {
+        var text = "{ a { ...F0 } a { ...G0 } }\n"
+        for index in 0..<length {
+            text += "fragment F\(index) on Query { a { ...F\(index + 1) } }\n"
+            text += "fragment G\(index) on Query { a { ...G\(index + 1) } }\n"
+        }
+        text += "fragment F\(length) on Query { b }\nfragment G\(length) on Query { b: a { b } }\n"
+        return try Parser.parse(text, limits: ParserLimits(maxBytes: 1 << 24, maxTokens: 10_000_000, maxDepth: 64))
+    }
+
+    @Test func deepConflictThroughFragmentsIsFound() throws {
+        let schema = try GraphQLSchema(sdl: "type Query { a: Query b: Int }")
+        let errors = validate(schema: schema, document: try Self.chains(50))
+        #expect(errors.count == 1)
+        #expect(errors.first?.message.hasPrefix("Fields \"a\" conflict because subfields \"a\" conflict because") == true)
+    }
+
+    @Test func tooDeepThroughFragmentsIsReported() throws {
+        let schema = try GraphQLSchema(sdl: "type Query { a: Query b: Int }")
+        let errors = validate(schema: schema, document: try Self.chains(1_500))
+        #expect(errors.map(\.message) == [
+            "Fields nest more than 1000 levels deep through fragments; they cannot be checked for merging.",
+        ])
+    }
+}

@@ -17,6 +17,13 @@ extension DocumentValidator {
         // conflict (sub-selections are checked where the walk visits them).
         if !Self.mayConflict(selectionSet) { return }
         let conflicts = findConflictsWithinSelectionSet(parentType: parentType, selectionSet: selectionSet)
+        if overlap.depthExceeded && !overlap.depthReported {
+            overlap.depthReported = true
+            try report(
+                "Fields nest more than \(Self.maxMergeDepth) levels deep through fragments; they cannot be checked for merging.",
+                [selectionSet.loc.start]
+            )
+        }
         for conflict in conflicts {
             try report(
                 "Fields \"\(conflict.responseName)\" conflict because \(conflict.reason.message). "
@@ -79,11 +86,22 @@ extension DocumentValidator {
         return conflicts
     }
 
+    /// How deep sub-selections are compared. Only fragments can take the
+    /// comparison deeper than the parser's nesting limit (each level through
+    /// another fragment); past this, the walk would risk the thread's stack.
+    static var maxMergeDepth: Int { 1_000 }
+
     private func findConflictsBetweenSubSelectionSets(
         mutuallyExclusive: Bool,
         _ parentType1: GraphQLNamedType?, _ selectionSet1: SelectionSet,
         _ parentType2: GraphQLNamedType?, _ selectionSet2: SelectionSet
     ) -> [OverlapConflict] {
+        if overlap.depth >= Self.maxMergeDepth {
+            overlap.depthExceeded = true
+            return []
+        }
+        overlap.depth += 1
+        defer { overlap.depth -= 1 }
         var conflicts: [OverlapConflict] = []
         let fields1 = fieldsAndFragments(parentType: parentType1, selectionSet: selectionSet1)
         let fields2 = fieldsAndFragments(parentType: parentType2, selectionSet: selectionSet2)
@@ -634,6 +652,10 @@ struct OverlapFragmentPair: Hashable {
 struct OverlapState {
     /// Fields of each selection set, by the selection set's offset.
     var cache: [Int: OverlapFieldMap] = [:]
+    /// Current depth of sub-selection comparisons, and whether the limit was hit (and reported).
+    var depth = 0
+    var depthExceeded = false
+    var depthReported = false
     /// Fragments spread at the top of each fragment (by definition index), when its map was not needed.
     var topLevelFragmentNames: [Int: [String]] = [:]
     var comparedPairs = OverlapFragmentPairs()
