@@ -162,7 +162,10 @@ final class CurlEventLoop: Sendable {
                 transfer.complete(transfer.outcome(result))
             }
             // Sleeps until a socket is ready, libcurl's next timeout, or a wake-up.
-            _ = curl_multi_poll(handle, nil, 0, 1000, nil)
+            if curl_multi_poll(handle, nil, 0, 1000, nil) != CURLM_OK {
+                // Only out of memory or a broken handle get here; do not spin on it.
+                usleep(1000)
+            }
         }
 
         for (easy, transfer) in active {
