@@ -56,6 +56,13 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
             sql += "$\(bindings.count)"
         }
 
+        /// An optional value, bound as the next `$n` (nil binds SQL NULL). Spelled out so
+        /// that binding an optional is not mistaken for printing one.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            bindings.append(value)
+            sql += "$\(bindings.count)"
+        }
+
         /// An identifier (schema, table or column name), double-quoted with
         /// embedded quotes doubled, so it can never end the identifier early.
         public mutating func appendInterpolation(identifier: String) {

@@ -10,18 +10,24 @@ struct PendingRequest {
     /// The statement was prepared in the same batch: its Parse result comes first.
     var expectsPrepareResult = false
     /// The statement-cache key to forget if the prepare fails.
-    var preparedKey: String?
+    var preparedKey: StatementKey?
     var result: OpaquePointer?
     var error: PostgresError?
     var cancelRequested = false
+}
+
+/// What identifies a prepared statement: its text and its parameters' types.
+struct StatementKey: Hashable {
+    let sql: String
+    let types: [UInt32]
 }
 
 /// A connection's mutable state; only touched under the connection's lock.
 struct ConnectionState {
     var pending: [PendingRequest] = []
     var inflight: [PendingRequest] = []
-    /// Cache key (SQL + parameter types) → prepared statement name.
-    var statements: [String: String] = [:]
+    /// SQL + parameter types → prepared statement name.
+    var statements: [StatementKey: String] = [:]
     var statementCounter = 0
     var needsFlush = false
     var scriptRunning = false
@@ -73,7 +79,7 @@ extension PostgresConnection {
         let bindings = request.query.bindings
         let sql = request.query.sql
         let count = Int32(bindings.count)
-        let key = bindings.types.isEmpty ? sql : sql + "\u{0}" + bindings.types.map(String.init).joined(separator: ",")
+        let key = StatementKey(sql: sql, types: bindings.types)
         var name = state.statements[key]
         if name == nil, state.statements.count < configuration.preparedStatementCacheSize {
             state.statementCounter += 1
