@@ -104,7 +104,8 @@ public func coerceVariableValues(
     for definition in operation.variableDefinitions {
         let name = definition.variable.name.value
         let type = ValueCoercion.typeReference(definition.type)
-        let location = source.locations(at: [definition.loc.start])
+        // Computed only for an error: finding a line and column scans the text.
+        var location: [SourceLocation] { source.locations(at: [definition.loc.start]) }
         guard schema.isInputType(type) else {
             errors.append(GraphQLError(
                 "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
