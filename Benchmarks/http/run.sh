@@ -3,15 +3,16 @@
 # in the same run: PayQL (`payql serve --workload`), node `http` + graphql-js on the
 # same schema and resolvers, and bare libmicrohttpd (the ceiling, `{ __typename }` only).
 #
-# Usage: Benchmarks/http/run.sh [SECONDS=10] [CONNECTIONS=64] [THREADS=2]
+# Usage: Benchmarks/http/run.sh [SECONDS_PER_ROUND=5] [CONNECTIONS=64] [WRK_THREADS=2]   (ROUNDS=3)
 #   PAYQL=/path/to/release/payql skips the build; WORKLOAD=DIR (default ../shared/bench/graphql).
 # Needs: wrk, node, libmicrohttpd-dev, cc; builds payql in release mode.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-SECONDS_PER_RUN=${1:-10}
+SECONDS_PER_RUN=${1:-5}
 CONNECTIONS=${2:-64}
 WRK_THREADS=${3:-2}
+ROUNDS=${ROUNDS:-3}
 WORKLOAD=${WORKLOAD:-$ROOT/../shared/bench/graphql}
 SCRATCH=${SCRATCH:-$ROOT/.build-http-release}
 WORK=$(mktemp -d)
@@ -76,47 +77,41 @@ run_server() { # name port command...
   wait_port "$port"
 }
 
-stop_last() {
-  local pid=${PIDS[-1]}
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  unset 'PIDS[-1]'
-}
-
-echo "== wrk -t$WRK_THREADS -c$CONNECTIONS -d${SECONDS_PER_RUN}s, POST /graphql, keep-alive"
+echo "== wrk -t$WRK_THREADS -c$CONNECTIONS -d${SECONDS_PER_RUN}s per round, $ROUNDS rounds, POST /graphql, keep-alive"
+# All three servers run at once (idle ones cost nothing); the rounds interleave them so
+# that the machine's load drifts over all of them alike. Figures are medians over rounds.
 run_server payql 18080 "$PAYQL" serve --port 18080 --workload "$WORKLOAD" --log-level off
-check_workload 18080
-bench payql 18080 typename
-bench payql 18080 workload
-stop_last
-
 run_server node 18081 node Benchmarks/http/node-graphql-server.js "$WORKLOAD" 18081
-check_workload 18081
-bench node-graphql-js 18081 typename
-bench node-graphql-js 18081 workload
-stop_last
-
 run_server bare 18082 "$WORK/bare-mhd" 18082 "$(nproc)"
-bench bare-libmicrohttpd 18082 typename
-stop_last
+check_workload 18080
+check_workload 18081
+for round in $(seq 1 "$ROUNDS"); do
+  bench bare-libmicrohttpd 18082 typename
+  bench payql 18080 typename
+  bench node-graphql-js 18081 typename
+  bench payql 18080 workload
+  bench node-graphql-js 18081 workload
+done
 
 echo
-echo "== summary (req/s, p50, p99)"
+echo "== summary: medians over $ROUNDS rounds (req/s, p50, p99)"
 python3 - "$RESULTS" <<'PY'
-import re, sys
+import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, body, _, *fields = line.split()
     values = dict(field.split("=") for field in fields)
-    rows[(name, body)] = values
+    rows.setdefault((name, body), []).append(values)
+def median(name, body, key):
+    return statistics.median(float(v[key]) for v in rows[(name, body)])
 print(f"{'server':<22}{'request':<12}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
-for (name, body), v in rows.items():
-    print(f"{name:<22}{body:<12}{v['rps']:>10}{v['p50_ms']:>10}{v['p99_ms']:>10}{v['errors']:>8}")
-def rps(name, body):
-    return float(rows[(name, body)]["rps"]) if (name, body) in rows else None
-p, n, b = rps("payql", "typename"), rps("node-graphql-js", "typename"), rps("bare-libmicrohttpd", "typename")
-pw, nw = rps("payql", "workload"), rps("node-graphql-js", "workload")
-if p and n: print(f"payql / node, {{ __typename }}: {p / n:.2f}x (goal >= 2x)")
-if pw and nw: print(f"payql / node, workload:        {pw / nw:.2f}x (goal >= 5x)")
-if p and b: print(f"payql / bare ceiling:          {100 * p / b:.0f}% (goal >= 60%)")
+for (name, body), runs in rows.items():
+    errors = sum(int(v["errors"]) for v in runs)
+    print(f"{name:<22}{body:<12}{median(name, body, 'rps'):>10.0f}{median(name, body, 'p50_ms'):>10.2f}"
+          f"{median(name, body, 'p99_ms'):>10.2f}{errors:>8}")
+p, n, b = median("payql", "typename", "rps"), median("node-graphql-js", "typename", "rps"), median("bare-libmicrohttpd", "typename", "rps")
+pw, nw = median("payql", "workload", "rps"), median("node-graphql-js", "workload", "rps")
+print(f"payql / node, {{ __typename }}: {p / n:.2f}x (goal >= 2x)")
+print(f"payql / node, workload:        {pw / nw:.2f}x (goal >= 5x)")
+print(f"payql / bare ceiling:          {100 * p / b:.0f}% (goal >= 60%)")
 PY

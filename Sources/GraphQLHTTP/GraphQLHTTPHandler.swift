@@ -25,7 +25,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable
     private let rootValue: any Sendable
-    /// Measures of recent (document, operation) pairs that do not depend on variables.
+    /// Measures of recent (document, operation) pairs, with the size variables they were computed for.
     private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
     private let latency: Histogram
     private let inFlight: Gauge
@@ -224,20 +224,22 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var operation: String?
     }
 
-    /// The operation's measure, reused while its document stays cached (unless list sizes come from variables).
+    /// The operation's measure, reused while its document stays cached and the variables that
+    /// gave list sizes have the same values.
     private func measure(
         _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, variables: JSONObject
     ) -> OperationMeasure {
         let key = MeasureKey(document: ObjectIdentifier(prepared), operation: operation.name?.value)
         // The entry keeps its document alive, so the identifier cannot be reused while it is stored.
-        if let cached = measures.withLock({ $0[key] }), cached.document === prepared { return cached.measure }
+        if let cached = measures.withLock({ $0[key] }), cached.document === prepared,
+           cached.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) {
+            return cached.measure
+        }
         let fresh = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
-        if !fresh.dependsOnVariables {
-            measures.withLock { table in
-                if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
-                table[key] = (prepared, fresh)
-            }
+        measures.withLock { table in
+            if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
+            table[key] = (prepared, fresh)
         }
         return fresh
     }

@@ -53,8 +53,9 @@ public struct OperationMeasure: Sendable, Equatable {
     public var cost: Int
     /// Whether the operation selects `__schema` anywhere.
     public var selectsSchemaIntrospection: Bool
-    /// Whether a list size came from a variable (the measure then depends on the variables).
-    public var dependsOnVariables: Bool = false
+    /// The variables list sizes were read from, with the values read (`null` when
+    /// absent): the measure holds for any request with the same values.
+    public var sizeVariables: JSONObject = [:]
 }
 
 /// Measures operations against a schema.
@@ -78,7 +79,7 @@ public enum OperationAnalysis {
         let root = walker.measure(operation.selectionSet, parentType: rootType)
         return OperationMeasure(
             depth: root.depth, aliases: root.aliases, rootFields: root.fields, cost: root.cost,
-            selectsSchemaIntrospection: walker.sawSchema, dependsOnVariables: walker.usedVariableSize
+            selectsSchemaIntrospection: walker.sawSchema, sizeVariables: walker.sizeVariables
         )
     }
 
@@ -130,7 +131,7 @@ private struct Walker {
     var fragmentFigures: [String: Figures] = [:]
     var inProgress: Set<String> = []
     var sawSchema = false
-    var usedVariableSize = false
+    var sizeVariables = JSONObject()
 
     init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject, limits: OperationLimits) {
         self.schema = schema
@@ -220,8 +221,10 @@ private struct Walker {
             case .int(let literal):
                 if let size = Int(literal.value), size >= 0 { return size }
             case .variable(let variable):
-                usedVariableSize = true
-                if case .int(let size)? = variables[variable.name.value], size >= 0 { return Int(clamping: size) }
+                let name = variable.name.value
+                let value = variables[name]
+                if sizeVariables[name] == nil { sizeVariables.append(name, value ?? .null) }
+                if case .int(let size)? = value, size >= 0 { return Int(clamping: size) }
             default:
                 break
             }
