@@ -331,3 +331,30 @@ import Testing
         #expect(!SetuPartnerAPI.authenticate(WebhookRequest(headers: [], body: []), key: key).isValid)
     }
 }
+
+/// Amounts a provider sends that cannot be represented are refused, never rounded.
+@Suite struct IncomingAmountTests {
+    @Test func razorpayFractionalPaiseIsUndocumented() {
+        let body = Array(#"{"id":"order_1","amount":100.5,"currency":"INR","status":"created"}"#.utf8)
+        #expect(WireCoding.decode(RazorpayOrder.self, from: body) == nil)
+    }
+
+    @Test func instamojoNonNumericOrTooPreciseAmounts() throws {
+        let rules = InstamojoConfiguration.defaultOrderAmountRules
+        for text in ["N/A", "10.101", "-5.00", "1e2"] {
+            let body = Array(#"{"id":"MOJO1","status":true,"amount":"\#(text)","currency":"INR"}"#.utf8)
+            let wire = try #require(WireCoding.decode(InstamojoPayment.self, from: body))
+            let error = #expect(throws: ProviderError.self) { try InstamojoTransformers.payment(wire, orderID: nil, rules: rules, operation: "t") }
+            #expect(error?.code == .malformedResponse, "\(text)")
+        }
+    }
+
+    @Test func cashfreeOtherCurrenciesAreRefused() throws {
+        let body = Array(#"{"order_id":"o1","order_amount":10.10,"order_currency":"USD","order_status":"PAID"}"#.utf8)
+        let wire = try #require(WireCoding.decode(CashfreeOrder.self, from: body))
+        let error = #expect(throws: ProviderError.self) {
+            try CashfreeTransformers.order(wire, rules: CashfreeConfiguration.defaultOrderAmountRules, operation: "t")
+        }
+        #expect(error?.code == .malformedResponse)
+    }
+}

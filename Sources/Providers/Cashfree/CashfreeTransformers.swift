@@ -124,7 +124,7 @@ enum CashfreeTransformers {
 
     static func decimal(_ value: WireDecimal, currency: String?, rules: AmountRules, operation: String) throws(ProviderError) -> Amount {
         do {
-            return try AmountConversion.fromDecimalText(value.text, currencyCode: currency, rules: rules, syntax: .jsonNumber)
+            return try AmountConversion.fromDecimalText(value.text, currencyCode: currency, rules: rules, syntax: value.syntax)
         } catch {
             throw ProviderError(.malformedResponse, provider: provider, operation: operation,
                                 message: "the provider returned an amount PayQL cannot represent: \(error)")

@@ -7,14 +7,25 @@ import Foundation
 struct WireDecimal: Codable, Sendable, Hashable {
     /// Plain decimal text, e.g. `"10.15"`.
     let text: String
+    /// Whether the wire held a JSON string (plain decimal syntax) rather than a number.
+    let wasString: Bool
 
-    init(text: String) { self.text = text }
+    init(text: String) {
+        self.text = text
+        wasString = false
+    }
+
+    /// The syntax `text` must follow: a string is a plain decimal (`"1e2"` is refused),
+    /// a number follows JSON's grammar (its text comes from `Decimal`, never with an exponent).
+    var syntax: DecimalText.Syntax { wasString ? .plain : .jsonNumber }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let string = try? container.decode(String.self) {
             text = string
+            wasString = true
         } else {
+            wasString = false
             let decimal = try container.decode(Decimal.self)
             // Decimal's description is plain digits with a '.', never an exponent,
             // and does not depend on the locale.

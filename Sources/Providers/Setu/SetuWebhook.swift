@@ -22,7 +22,7 @@ extension SetuWebhook {
                 do {
                     amount = try AmountConversion.fromDecimalText(paid.text, currencyCode: "INR",
                                                                   rules: AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max),
-                                                                  syntax: .jsonNumber)
+                                                                  syntax: paid.syntax)
                 } catch {
                     throw .webhookPayload(.setu, "amountPaid: \(error)")
                 }
