@@ -33,3 +33,30 @@ import Testing
         #expect(engine.cache?.statistics.misses == 1)
     }
 }
+
+/// Plans are cached per document and per value of the `@skip`/`@include` variables:
+/// a cached document must still honour each request's own variables.
+@Suite struct PlanCacheTests {
+    @Test func cachedPlansFollowEachRequestsConditionsAndArguments() async throws {
+        let schema = try WorkloadSchema.make(
+            sdl: try TestSupport.fixture("execution/schema.graphql"),
+            data: try TestSupport.json(TestSupport.fixture("execution/data.json"))
+        )
+        let engine = GraphQLEngine(schema: schema, cacheCapacity: 8)
+        let query = """
+        query ($id: ID!, $lines: Boolean!, $first: Int) {
+          order(id: $id) { id lineItems(first: 1) @include(if: $lines) { sku } payments(first: $first) { id } }
+        }
+        """
+        func run(_ lines: Bool, _ first: Int64) async -> String {
+            TestSupport.text(await engine.execute(GraphQLRequest(query: query, variables: ["id": "ord_1001", "lines": .bool(lines), "first": .int(first)])))
+        }
+        let withLines = await run(true, 1)
+        let without = await run(false, 2)
+        let withAgain = await run(true, 0)
+        #expect(withLines == #"{"data":{"order":{"id":"ord_1001","lineItems":[{"sku":"SKU-001"}],"payments":[{"id":"pay_1"}]}}}"#)
+        #expect(without == #"{"data":{"order":{"id":"ord_1001","payments":[{"id":"pay_1"},{"id":"pay_2"}]}}}"#)
+        #expect(withAgain == #"{"data":{"order":{"id":"ord_1001","lineItems":[{"sku":"SKU-001"}],"payments":[]}}}"#)
+        #expect(engine.cache?.statistics.misses == 1)
+    }
+}
