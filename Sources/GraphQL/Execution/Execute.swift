@@ -198,18 +198,18 @@ extension Executor {
         let completed: Completed
         switch result {
         case .success(let raw):
-            completed = complete(work.type, work.plan, raw)
+            completed = complete(work.level, work.plan, raw)
         case .failure(let error):
             record(FieldError(wrapping: error), work.plan)
-            completed = work.type.isNonNull ? .failed : .value(.null)
+            completed = work.plan.shape.isNonNull(work.level) ? .failed : .value(.null)
         }
         switch completed {
         case .value(let value):
             work.node.slots[work.slot] = .value(value)
         case .node(let child):
-            work.node.slots[work.slot] = .node(child, nonNull: work.type.isNonNull)
+            work.node.slots[work.slot] = .node(child, nonNull: work.plan.shape.isNonNull(work.level))
         case .pending(let deferred):
-            pending.append(PendingWork(node: work.node, slot: work.slot, type: work.type, plan: work.plan, path: work.path, deferred: deferred))
+            pending.append(PendingWork(node: work.node, slot: work.slot, level: work.level, plan: work.plan, path: work.path, deferred: deferred))
         case .failed:
             work.node.slots[work.slot] = .failed
         }
@@ -227,10 +227,10 @@ extension Executor {
             switch completed {
             case .value(let value): node.slots.append(.value(value))
             case .failed: return .null
-            case .node(let child): node.slots.append(.node(child, nonNull: plan.info.type.isNonNull))
+            case .node(let child): node.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
             case .pending(let deferred):
                 node.slots.append(.pending)
-                pending.append(PendingWork(node: node, slot: node.slots.count - 1, type: plan.info.type, plan: plan, path: currentPath(), deferred: deferred))
+                pending.append(PendingWork(node: node, slot: node.slots.count - 1, level: 0, plan: plan, path: currentPath(), deferred: deferred))
             }
             pop()
             await drain()

@@ -68,7 +68,8 @@ final class ResultNode {
 struct PendingWork {
     let node: ResultNode
     let slot: Int
-    let type: GraphQLTypeReference
+    /// Wrapper level of the field's type at the slot (see ``TypeShape``).
+    let level: Int
     let plan: FieldPlan
     let path: ResponsePath
     let deferred: Deferred
@@ -191,13 +192,13 @@ struct Executor {
                 let target = node ?? ResultNode(object: object)
                 node = target
                 target.keys.append(plan.responseKey)
-                target.slots.append(.node(child, nonNull: plan.info.type.isNonNull))
+                target.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
             case .pending(let deferred):
                 let target = node ?? ResultNode(object: object)
                 node = target
                 target.keys.append(plan.responseKey)
                 target.slots.append(.pending)
-                pending.append(PendingWork(node: target, slot: target.slots.count - 1, type: plan.info.type, plan: plan, path: currentPath(), deferred: deferred))
+                pending.append(PendingWork(node: target, slot: target.slots.count - 1, level: 0, plan: plan, path: currentPath(), deferred: deferred))
             }
             pop()
         }
@@ -207,21 +208,21 @@ struct Executor {
 
     /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
     mutating func executeField(_ plan: FieldPlan, source: ObjectSource) -> Completed {
-        if plan.isTypename { return .value(.string(plan.info.parentType)) }
+        if plan.isTypename { return .value(.string(plan.parentTypeName)) }
         guard let resolver = plan.resolver else {
             // The default resolver: the property named like the field.
             switch source {
             case .json(let object):
-                guard let value = object[plan.info.name] else { return complete(plan.info.type, plan, nil) }
-                return completeJSONCatching(plan.info.type, plan, value)
+                guard let value = object[plan.fieldName] else { return complete(0, plan, nil) }
+                return completeJSONCatching(0, plan, value)
             case .value(let value):
-                return complete(plan.info.type, plan, Executor.property(of: value, plan.info.name))
+                return complete(0, plan, Executor.property(of: value, plan.fieldName))
             }
         }
         let arguments: JSONObject
         switch plan.constantArguments ?? argumentMemo[plan.index] ?? coerceArguments(plan) {
         case .success(let value): arguments = value
-        case .failure(let error): return fieldFailed(error, plan, type: plan.info.type)
+        case .failure(let error): return fieldFailed(error, plan)
         }
         let input = ResolveInput(
             source: source.boxed,
@@ -234,9 +235,9 @@ struct Executor {
             do {
                 raw = try resolve(input)
             } catch {
-                return fieldFailed(FieldError(wrapping: error), plan, type: plan.info.type)
+                return fieldFailed(FieldError(wrapping: error), plan)
             }
-            return complete(plan.info.type, plan, raw)
+            return complete(0, plan, raw)
         case .async(let resolve):
             return .pending(Deferred { try await resolve(input) })
         }
@@ -253,126 +254,133 @@ struct Executor {
         return result
     }
 
-    @inline(__always) mutating func fieldFailed(_ error: FieldError, _ plan: FieldPlan, type: GraphQLTypeReference) -> Completed {
+    @inline(__always) mutating func fieldFailed(_ error: FieldError, _ plan: FieldPlan) -> Completed {
         record(error, plan)
-        return type.isNonNull ? .failed : .value(.null)
+        return plan.shape.isNonNull(0) ? .failed : .value(.null)
     }
 
-    /// Completes a value at a position of `type`, turning errors into null (or failure).
-    mutating func complete(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) -> Completed {
+    /// Completes a value at wrapper `level` of the field's type, turning errors into null (or failure).
+    mutating func complete(_ level: Int, _ plan: FieldPlan, _ raw: (any Sendable)?) -> Completed {
         let completed: Completed
         do {
-            completed = try completeValue(type, plan, raw)
+            completed = try completeValue(level, plan, raw)
         } catch {
             record(error, plan)
-            return type.isNonNull ? .failed : .value(.null)
+            return plan.shape.isNonNull(level) ? .failed : .value(.null)
         }
-        if case .failed = completed, !type.isNonNull { return .value(.null) }
+        if case .failed = completed, !plan.shape.isNonNull(level) { return .value(.null) }
         return completed
     }
 
     /// ``complete(_:_:_:)`` for a JSON value.
     @inline(__always)
-    mutating func completeJSONCatching(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ json: JSONValue) -> Completed {
+    mutating func completeJSONCatching(_ level: Int, _ plan: FieldPlan, _ json: JSONValue) -> Completed {
         let completed: Completed
         do {
-            completed = try completeJSON(type, plan, json)
+            completed = try completeJSON(level, plan, json)
         } catch {
             record(error, plan)
-            return type.isNonNull ? .failed : .value(.null)
+            return plan.shape.isNonNull(level) ? .failed : .value(.null)
         }
-        if case .failed = completed, !type.isNonNull { return .value(.null) }
+        if case .failed = completed, !plan.shape.isNonNull(level) { return .value(.null) }
         return completed
     }
 
     func nonNullError(_ plan: FieldPlan) -> FieldError {
-        FieldError("Cannot return null for non-nullable field \(plan.info.parentType).\(plan.info.name).")
+        FieldError("Cannot return null for non-nullable field \(plan.parentTypeName).\(plan.fieldName).")
     }
 
     func notIterable(_ plan: FieldPlan) -> FieldError {
-        FieldError("Expected Iterable, but did not find one for field \"\(plan.info.parentType).\(plan.info.name)\".")
+        FieldError("Expected Iterable, but did not find one for field \"\(plan.parentTypeName).\(plan.fieldName)\".")
     }
 
-    /// Spec §6.4.3 "CompleteValue".
-    mutating func completeValue(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
+    /// Spec §6.4.3 "CompleteValue", at wrapper `level` of the field's type.
+    mutating func completeValue(_ level: Int, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
         guard let raw else {
-            if type.isNonNull { throw nonNullError(plan) }
+            if plan.shape.isNonNull(level) { throw nonNullError(plan) }
             return .value(.null)
         }
-        if let json = raw as? JSONValue { return try completeJSON(type, plan, json) }
+        if let json = raw as? JSONValue { return try completeJSON(level, plan, json) }
         if let deferred = raw as? Deferred { return .pending(deferred) }
-        switch type {
-        case .nonNull(let inner):
-            let completed = try completeValue(inner, plan, raw)
-            if case .value(.null) = completed { throw nonNullError(plan) }
-            return completed
-        case .list(let itemType):
-            if let items = raw as? [any Sendable] { return completeList(itemType, plan, items) }
-            if let items = raw as? [JSONValue] { return completeJSONList(itemType, plan, items) }
-            throw notIterable(plan)
-        case .named:
+        let completed: Completed
+        if plan.shape.isList(level) {
+            if let items = raw as? [any Sendable] {
+                completed = completeList(level + 1, plan, items)
+            } else if let items = raw as? [JSONValue] {
+                completed = completeJSONList(level + 1, plan, items)
+            } else {
+                throw notIterable(plan)
+            }
+        } else {
             switch plan.completion {
             case .builtin(let builtin):
-                do { return .value(try builtin.serialize(raw)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try builtin.serialize(raw)) } catch { throw FieldError(error.message) }
             case .scalar(let scalar):
-                do { return .value(try scalar.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try scalar.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
             case .enum(let enumType):
-                do { return .value(try enumType.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try enumType.type.serializeValue(raw)) } catch { throw FieldError(error.message) }
             case .object(let selection):
-                return executeFields(selection, source: .value(raw))
+                completed = executeFields(selection, source: .value(raw))
             case .abstract(let abstract):
                 let selection = try runtimeSelection(of: raw, abstract, plan)
-                return executeFields(selection, source: .value(raw))
+                completed = executeFields(selection, source: .value(raw))
             case .invalid:
-                throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
+                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.info.type)\".")
             }
         }
+        if plan.shape.isNonNull(level), case .value(.null) = completed { throw nonNullError(plan) }
+        return completed
     }
 
-    /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts.
-    mutating func completeJSON(_ type: GraphQLTypeReference, _ plan: FieldPlan, _ json: JSONValue) throws(FieldError) -> Completed {
-        switch type {
-        case .nonNull(let inner):
-            let completed = try completeJSON(inner, plan, json)
-            if case .value(.null) = completed { throw nonNullError(plan) }
-            return completed
-        case .list(let itemType):
+    /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts, no type walking.
+    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, _ json: JSONValue) throws(FieldError) -> Completed {
+        let completed: Completed
+        if plan.shape.isList(level) {
             switch json {
-            case .null: return .value(.null)
-            case .array(let items): return completeJSONList(itemType, plan, items)
+            case .null: completed = .value(.null)
+            case .array(let items): completed = completeJSONList(level + 1, plan, items)
             default: throw notIterable(plan)
             }
-        case .named:
-            if case .null = json { return .value(.null) }
+        } else if case .null = json {
+            completed = .value(.null)
+        } else {
             switch plan.completion {
             case .builtin(let builtin):
-                do { return .value(try builtin.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try builtin.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .scalar(let scalar):
-                do { return .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .enum(let enumType):
-                do { return .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                do { completed = .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .object(let selection):
-                if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
-                return executeFields(selection, source: .value(json))
+                if case .object(let object) = json {
+                    completed = executeFields(selection, source: .json(object))
+                } else {
+                    completed = executeFields(selection, source: .value(json))
+                }
             case .abstract(let abstract):
                 let selection = try runtimeSelection(of: json, abstract, plan)
-                if case .object(let object) = json { return executeFields(selection, source: .json(object)) }
-                return executeFields(selection, source: .value(json))
+                if case .object(let object) = json {
+                    completed = executeFields(selection, source: .json(object))
+                } else {
+                    completed = executeFields(selection, source: .value(json))
+                }
             case .invalid:
-                throw FieldError("Cannot complete value of unexpected output type: \"\(type)\".")
+                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.info.type)\".")
             }
         }
+        if plan.shape.isNonNull(level), case .value(.null) = completed { throw nonNullError(plan) }
+        return completed
     }
 
-    /// Spec §6.4.3 for lists: every item completed at its index.
-    mutating func completeList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [any Sendable]) -> Completed {
+    /// Spec §6.4.3 for lists: every item completed at its index (`level` is the items' level).
+    mutating func completeList(_ level: Int, _ plan: FieldPlan, _ items: [any Sendable]) -> Completed {
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
         var node: ResultNode?
         for (index, item) in items.enumerated() {
             push(.index(index))
-            let completed = complete(itemType, plan, item)
-            if !place(completed, at: index, itemType: itemType, plan: plan, values: &values, node: &node) {
+            let completed = complete(level, plan, item)
+            if !place(completed, at: index, level: level, plan: plan, values: &values, node: &node) {
                 pop()
                 return .failed
             }
@@ -382,14 +390,14 @@ struct Executor {
         return .value(.array(values))
     }
 
-    mutating func completeJSONList(_ itemType: GraphQLTypeReference, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
+    mutating func completeJSONList(_ level: Int, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
         var values: [JSONValue] = []
         values.reserveCapacity(items.count)
         var node: ResultNode?
         for index in items.indices {
             push(.index(index))
-            let completed = completeJSONCatching(itemType, plan, items[index])
-            if !place(completed, at: index, itemType: itemType, plan: plan, values: &values, node: &node) {
+            let completed = completeJSONCatching(level, plan, items[index])
+            if !place(completed, at: index, level: level, plan: plan, values: &values, node: &node) {
                 pop()
                 return .failed
             }
@@ -401,7 +409,7 @@ struct Executor {
 
     /// Stores a list item's completion; false when the list itself fails.
     @inline(__always)
-    private mutating func place(_ completed: Completed, at index: Int, itemType: GraphQLTypeReference, plan: FieldPlan,
+    private mutating func place(_ completed: Completed, at index: Int, level: Int, plan: FieldPlan,
                                 values: inout [JSONValue], node: inout ResultNode?) -> Bool {
         switch completed {
         case .value(let value):
@@ -411,12 +419,12 @@ struct Executor {
         case .node(let child):
             let target = node ?? ResultNode(list: values)
             node = target
-            target.slots.append(.node(child, nonNull: itemType.isNonNull))
+            target.slots.append(.node(child, nonNull: plan.shape.isNonNull(level)))
         case .pending(let deferred):
             let target = node ?? ResultNode(list: values)
             node = target
             target.slots.append(.pending)
-            pending.append(PendingWork(node: target, slot: index, type: itemType, plan: plan, path: currentPath(), deferred: deferred))
+            pending.append(PendingWork(node: target, slot: index, level: level, plan: plan, path: currentPath(), deferred: deferred))
         }
         return true
     }
@@ -436,7 +444,7 @@ struct Executor {
             name = Executor.typename(of: value)
         }
         guard let name else {
-            throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.info.parentType).\(plan.info.name)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
+            throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.parentTypeName).\(plan.fieldName)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
         guard let selection = abstract.plans[name] else {
             if schema.type(named: name) == nil {

@@ -21,6 +21,10 @@ final class FieldPlan: Sendable {
     let nodes: [Field]
     let definition: GraphQLFieldDefinition
     let info: FieldInfo
+    let fieldName: String
+    let parentTypeName: String
+    /// The field type's list / non-null wrappers, packed.
+    let shape: TypeShape
     let resolver: FieldResolver?
     let isTypename: Bool
     /// Arguments coerced at planning time; `nil` when they depend on variables.
@@ -38,17 +42,53 @@ final class FieldPlan: Sendable {
     }
 
     init(index: Int, responseKey: String, nodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
-         constantArguments: Result<JSONObject, FieldError>?, completion: Completion) {
+         shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
         self.nodes = nodes
         self.definition = definition
         self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type)
+        self.fieldName = definition.name
+        self.parentTypeName = parentType
+        self.shape = shape
         self.resolver = definition.resolver
         self.isTypename = definition.name == "__typename"
         self.constantArguments = constantArguments
         self.completion = completion
     }
+}
+
+/// The list and non-null wrappers of a type, two bits per level from the outside
+/// in (bit 0: non-null, bit 1: list); the level after the last list is the named type.
+struct TypeShape: Sendable {
+    let bits: UInt64
+
+    /// The shape of `type`; `nil` past 31 levels of lists.
+    init?(_ type: GraphQLTypeReference) {
+        var bits: UInt64 = 0
+        var level: UInt64 = 0
+        var current = type
+        while true {
+            guard level < 32 else { return nil }
+            var nonNull = false
+            if case .nonNull(let inner) = current {
+                nonNull = true
+                current = inner
+            }
+            if nonNull { bits |= 1 << (2 * level) }
+            if case .list(let item) = current {
+                bits |= 2 << (2 * level)
+                current = item
+                level += 1
+                continue
+            }
+            break
+        }
+        self.bits = bits
+    }
+
+    @inline(__always) func isNonNull(_ level: Int) -> Bool { (bits >> UInt64(2 * level)) & 1 != 0 }
+    @inline(__always) func isList(_ level: Int) -> Bool { (bits >> UInt64(2 * level)) & 2 != 0 }
 }
 
 /// A scalar or enum type behind one reference.
@@ -184,9 +224,12 @@ struct Planner {
                     completion = .invalid
                 }
             }
+            guard let shape = TypeShape(definition.type) else {
+                throw PlanningError(message: "The type of \(objectType.name).\(definition.name) nests lists too deeply.")
+            }
             plans.append(FieldPlan(
                 index: index, responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name,
-                constantArguments: constantArguments(definition, first), completion: completion
+                shape: shape, constantArguments: constantArguments(definition, first), completion: completion
             ))
         }
         return SelectionPlan(fields: plans)
