@@ -89,6 +89,9 @@ public final class EmbeddedPostgres: Sendable {
             }
         }
         let binDirectory = try configuration.binDirectory ?? findBinDirectory()
+        for tool in ["initdb", "pg_ctl"] where !FileManager.default.isExecutableFile(atPath: binDirectory + "/" + tool) {
+            throw PostgresError(.embeddedClusterFailed, message: "PostgreSQL server binary \(tool) not found in \(binDirectory): install Debian's 'postgresql' package (make deps) or give a database URL")
+        }
         let runAs: String? = geteuid() == 0 ? configuration.systemUser : nil
         var owner: (uid: uid_t, gid: gid_t)?
         if let runAs {
@@ -120,7 +123,7 @@ public final class EmbeddedPostgres: Sendable {
             }
         }
 
-        let port: Int
+        var port: Int
         switch configuration.listen {
         case .socketOnly: port = 40000 + Int(fnv1aValue(dataDirectory) % 10000)
         case .loopback(let fixed): port = try fixed ?? freeLoopbackPort()
@@ -129,7 +132,10 @@ public final class EmbeddedPostgres: Sendable {
         let status = try await runner.run(pgctl, ["status", "-D", dataDirectory])
         let running = status.status == 0
         if running {
-            logger.log(.info, "embedded postgres: reusing the server already running on \(dataDirectory)")
+            // postmaster.pid's 4th line is the port the running server actually uses.
+            let lines = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8))?.split(separator: "\n", omittingEmptySubsequences: false) ?? []
+            if lines.count > 3, let runningPort = Int(lines[3].trimmingCharacters(in: .whitespaces)) { port = runningPort }
+            logger.log(.info, "embedded postgres: reusing the server already running on \(dataDirectory) (port \(port))")
         } else {
             var options = ["-c unix_socket_directories=\(socketDirectory)", "-p \(port)", "-c unix_socket_permissions=0700"]
             switch configuration.listen {
