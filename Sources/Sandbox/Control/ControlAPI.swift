@@ -36,9 +36,9 @@ extension SandboxRouter {
             return setu.initiate(sessionID: s[2], body: body, context: context(for: request))
         case ("POST", 3) where s[1] == "tokens" && s[2] == "expire":
             // Lets a client's token refresh be tested without waiting for the expiry.
-            switch simulator(SandboxProvider(rawValue: s[0]) ?? .razorpay) {
-            case let instamojo as InstamojoSimulator where s[0] == "instamojo": instamojo.expireAllTokens()
-            case let setu as SetuSimulator where s[0] == "setu": setu.expireAllTokens()
+            switch SandboxProvider(rawValue: s[0]).flatMap({ simulator($0) }) {
+            case let instamojo as InstamojoSimulator: instamojo.expireAllTokens()
+            case let setu as SetuSimulator: setu.expireAllTokens()
             default: return Self.controlError(404, "only instamojo and setu issue tokens")
             }
             return .json(.object(["status": "expired"]))
