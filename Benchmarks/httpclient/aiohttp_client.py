@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import json
 import math
+import resource
 import time
 
 import aiohttp
@@ -36,6 +37,12 @@ async def measure(session, args, body, seconds):
     return latencies, errors, time.perf_counter() - start
 
 
+def cpu_seconds():
+    """User + system CPU time of this process (independent of how busy the machine is)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", default="http://127.0.0.1:18080/")
@@ -51,7 +58,9 @@ async def main():
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         if args.warmup > 0:
             await measure(session, args, body, args.warmup)
+        cpu_before = cpu_seconds()
         latencies, errors, seconds = await measure(session, args, body, args.duration)
+        cpu = cpu_seconds() - cpu_before
     latencies.sort()
 
     def percentile(p):
@@ -71,6 +80,7 @@ async def main():
         "p50_ms": percentile(0.50),
         "p99_ms": percentile(0.99),
         "max_ms": percentile(1.0),
+        "cpu_us_per_request": round(cpu * 1e6 / len(latencies), 3) if latencies else 0,
     }, separators=(",", ":")))
 
 

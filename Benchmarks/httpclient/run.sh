@@ -66,7 +66,7 @@ done
 python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print(f"{'client':<22}{'method':<8}{'conc':>5}{'req/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'conns':>7}")
+print(f"{'client':<22}{'method':<8}{'conc':>5}{'req/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'CPU µs/req':>12}{'errors':>8}{'conns':>7}")
 for r in rows:
-    print(f"{r['client']:<22}{r['method']:<8}{r['concurrency']:>5}{r['rps']:>11.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{r['errors']:>8}{str(r.get('connections', '-')):>7}")
+    print(f"{r['client']:<22}{r['method']:<8}{r['concurrency']:>5}{r['rps']:>11.0f}{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{r['cpu_us_per_request']:>12.1f}{r['errors']:>8}{str(r.get('connections', '-')):>7}")
 PY

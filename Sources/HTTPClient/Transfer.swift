@@ -75,6 +75,9 @@ final class Transfer: @unchecked Sendable {
         // Signals are process-wide; libcurl must not use SIGALRM for DNS timeouts in a threaded process.
         try set(CURLOPT_NOSIGNAL, long: 1)
         try set(CURLOPT_FOLLOWLOCATION, long: 0)
+        // An empty proxy stops libcurl from reading http_proxy/https_proxy/no_proxy from the
+        // environment on every transfer: libraries here take configuration, never the environment.
+        try set(CURLOPT_PROXY, string: "")
         try set(CURLOPT_TIMEOUT_MS, long: Transfer.milliseconds(timeout))
         try set(CURLOPT_CONNECTTIMEOUT_MS, long: Transfer.milliseconds(min(request.connectTimeout, timeout)))
         try set(CURLOPT_HTTP_VERSION, long: Int(configuration.allowHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))

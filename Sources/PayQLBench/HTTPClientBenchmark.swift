@@ -1,4 +1,7 @@
 import HTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `payql-bench httpclient --url URL [--concurrency N] [--duration S] [--warmup S] [--method M] [--body-bytes B]`
 ///
@@ -31,7 +34,9 @@ enum HTTPClientBenchmark {
         if options.warmup > 0 {
             _ = await measure(client: client, request: request, concurrency: options.concurrency, seconds: options.warmup)
         }
+        let cpuBefore = cpuSeconds()
         let result = await measure(client: client, request: request, concurrency: options.concurrency, seconds: options.duration)
+        let cpu = cpuSeconds() - cpuBefore
         let connections = client.connectionsOpened
         await client.shutdown()
 
@@ -46,7 +51,8 @@ enum HTTPClientBenchmark {
             "{\"client\":\"payql-httpclient\",\"method\":\"\(options.method)\",\"concurrency\":\(options.concurrency),"
                 + "\"requests\":\(latencies.count),\"errors\":\(result.errors),\"seconds\":\(format(result.seconds)),"
                 + "\"rps\":\(format(rps)),\"p50_ms\":\(format(percentile(0.50))),\"p99_ms\":\(format(percentile(0.99))),"
-                + "\"max_ms\":\(format(percentile(1.0))),\"connections\":\(connections)}"
+                + "\"max_ms\":\(format(percentile(1.0))),\"cpu_us_per_request\":\(format(latencies.isEmpty ? 0 : cpu * 1e6 / Double(latencies.count))),"
+                + "\"connections\":\(connections)}"
         )
     }
 
@@ -92,6 +98,16 @@ enum HTTPClientBenchmark {
         let elapsed = start.duration(to: clock.now)
         total.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return total
+    }
+
+    /// User + system CPU time of this process so far, in seconds: a figure that, unlike
+    /// req/s, does not depend on how busy the shared machine is.
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return user + system
     }
 
     private static func parse(_ arguments: [String]) throws -> Options {
