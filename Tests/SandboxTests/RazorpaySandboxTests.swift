@@ -171,6 +171,25 @@ struct RazorpaySandboxTests {
         }
     }
 
+    @Test func failedPaymentCapturedLate() async throws {
+        try await SandboxHarness.run { h in
+            let created = try await h.send("POST", "/razorpay/v1/orders", headers: h.razorpayAuth, json: #"{"amount":2000,"currency":"INR"}"#)
+            let orderID = try #require(created["id"]?.stringValue)
+            let failed = try await h.complete("razorpay", orderID, #""status":"failed""#)
+            let paymentID = try #require(failed["payment"]?["id"]?.stringValue)
+            #expect(try await h.complete("razorpay", orderID, #""status":"failed","payment_id":"\#(paymentID)""#).status == 400)
+            #expect(try await h.complete("razorpay", orderID, #""status":"paid","payment_id":"pay_Unknown0000000""#).status == 404)
+            let late = try await h.complete("razorpay", orderID, #""status":"paid","payment_id":"\#(paymentID)""#)
+            #expect(late["payment"]?["status"]?.stringValue == "captured")
+            #expect(late["payment"]?["error_code"]?.isNull == true)
+            #expect(late["order"]?["status"]?.stringValue == "paid")
+            let events = await h.receiver.wait(for: 3).compactMap { (try? JSONParser.parse($0.body))?["event"]?.stringValue }
+            #expect(events == ["payment.failed", "payment.captured", "order.paid"])
+            let payments = try await h.send("GET", "/razorpay/v1/orders/\(orderID)/payments", headers: h.razorpayAuth)
+            #expect(payments["count"]?.intValue == 1)
+        }
+    }
+
     @Test func refundsWithIdempotencyKey() async throws {
         try await SandboxHarness.run { h in
             let created = try await h.send("POST", "/razorpay/v1/orders", headers: h.razorpayAuth, json: #"{"amount":10000,"currency":"INR"}"#)

@@ -22,6 +22,9 @@ extension RazorpaySimulator {
             guard order.status != "paid" else {
                 return .refused(status: 409, message: "razorpay: order \(orderID) is already paid")
             }
+            if let lateID = body["payment_id"]?.stringValue {
+                return captureLate(lateID, order: &order, outcome: outcome, state: &state, context: context)
+            }
             let method = requestedMethod ?? order.method ?? "upi"
             let failed = outcome == "failed"
             let captured = outcome == "paid"
@@ -72,6 +75,36 @@ extension RazorpaySimulator {
             }
             return .done(result, webhooks)
         }
+    }
+
+    /// Razorpay's late authorisation: a `failed` payment is captured after all
+    /// (`payment.failed` followed by `payment.captured`, webhooks/payments.md).
+    private func captureLate(_ paymentID: String, order: inout Razorpay.Order, outcome: String, state: inout State,
+                             context: SimulatorContext) -> ControlOutcome {
+        guard outcome == "paid" else {
+            return .refused(status: 400, message: "razorpay: with payment_id only \"paid\" is accepted (a late capture)")
+        }
+        guard var payment = state.payments[paymentID], payment.orderID == order.id else {
+            return .refused(status: 404, message: "razorpay: no payment \(paymentID) on order \(order.id)")
+        }
+        guard payment.status == "failed" else {
+            return .refused(status: 409, message: "razorpay: payment \(paymentID) is \(payment.status), not failed")
+        }
+        payment.status = "captured"
+        payment.captured = true
+        payment.error = nil
+        order.amountPaid = order.amount
+        order.status = "paid"
+        state.payments[paymentID] = payment
+        state.orders[order.id] = order
+        let signature = Encoding.hex(Crypto.hmac(.sha256, key: credentials.razorpayKeySecret, message: order.id + "|" + payment.id))
+        let result: WireObject = [
+            "provider": "razorpay", "order": order.wire, "payment": payment.wire,
+            "checkout": .object(["razorpay_payment_id": .string(payment.id), "razorpay_order_id": .string(order.id),
+                                 "razorpay_signature": .string(signature)]),
+        ]
+        return .done(result, [event("payment.captured", payment: payment, order: nil, context),
+                              event("order.paid", payment: payment, order: order, context)])
     }
 
     /// A payment / order event: `{"entity":"event","account_id",…,"payload":{"payment":{"entity":…}}}`.
