@@ -67,9 +67,9 @@ final class DocumentValidator {
     /// Each definition's `FragmentDefinition`, or nil for other definitions.
     let fragmentAt: [FragmentDefinition?]
     /// Variable usages of each fragment definition (by definition index), once walked.
-    var fragmentUsages: [Int: [ValidationVariableUsage]] = [:]
+    var fragmentUsages: [[ValidationVariableUsage]?]
     /// Spreads of each fragment definition (by definition index), in graphql-js's order.
-    var fragmentSpreadCache: [Int: [ValidationSpread]] = [:]
+    var fragmentSpreadCache: [[ValidationSpread]?]
     /// Operation checks waiting for fragments defined later in the document.
     var deferredChecks: [DeferredOperationEndCheck] = []
 
@@ -138,6 +138,8 @@ final class DocumentValidator {
                 typeSystem = true
             }
         }
+        self.fragmentUsages = [[ValidationVariableUsage]?](repeating: nil, count: count)
+        self.fragmentSpreadCache = [[ValidationSpread]?](repeating: nil, count: count)
         self.fragmentIndexByName = byName
         self.fragmentAt = fragments
         self.operationAt = operations

@@ -29,3 +29,20 @@ extension DocumentValidator {
         try checkVariablesInAllowedPosition(operation, usages: usages)
     }
 }
+
+/// A set of variable names: a plain array for the usual handful (comparing
+/// short strings is cheaper than hashing them), a `Set` past that.
+struct VariableNameSet {
+    private let names: [String]
+    private let set: Set<String>?
+
+    init(_ names: [String]) {
+        self.names = names
+        self.set = names.count > 16 ? Set(names) : nil
+    }
+
+    func contains(_ name: String) -> Bool {
+        if let set { return set.contains(name) }
+        return names.contains(name)
+    }
+}

@@ -6,8 +6,7 @@
 extension DocumentValidator {
     func checkNoUndefinedVariables(_ operation: OperationDefinition, usages: ValidationOperationUsages) throws(ValidationAborted) {
         guard !usages.isEmpty else { return }
-        var defined = Set<String>()
-        for definition in operation.variableDefinitions { defined.insert(definition.variable.name.value) }
+        let defined = VariableNameSet(operation.variableDefinitions.map(\.variable.name.value))
         for usage in usages where !defined.contains(usage.name) {
             let message = if let name = operation.name {
                 "Variable \"$\(usage.name)\" is not defined by operation \"\(name.value)\"."

@@ -5,8 +5,9 @@
 extension DocumentValidator {
     func checkNoUnusedVariables(_ operation: OperationDefinition, usages: ValidationOperationUsages) throws(ValidationAborted) {
         guard !operation.variableDefinitions.isEmpty else { return }
-        var used = Set<String>()
-        for usage in usages { used.insert(usage.name) }
+        var names: [String] = []
+        for usage in usages { names.append(usage.name) }
+        let used = VariableNameSet(names)
         for definition in operation.variableDefinitions where !used.contains(definition.variable.name.value) {
             let variable = definition.variable.name.value
             let message = if let name = operation.name {

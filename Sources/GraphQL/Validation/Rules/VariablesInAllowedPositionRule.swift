@@ -11,20 +11,26 @@
 extension DocumentValidator {
     func checkVariablesInAllowedPosition(_ operation: OperationDefinition, usages: ValidationOperationUsages) throws(ValidationAborted) {
         guard !usages.isEmpty, !operation.variableDefinitions.isEmpty else { return }
-        // The last definition of a name wins, as in graphql-js.
-        var definitions: [String: VariableDefinition] = [:]
-        for definition in operation.variableDefinitions { definitions[definition.variable.name.value] = definition }
-        var variableTypes: [String: GraphQLTypeReference?] = [:]
+        let definitions = operation.variableDefinitions
+        // Each definition's type, computed once; the last definition of a name wins, as in graphql-js.
+        var types: [GraphQLTypeReference??] = Array(repeating: nil, count: definitions.count)
+        // Many definitions: index them (a linear search per usage would be quadratic).
+        var positionByName: [String: Int]?
+        if definitions.count > 16 {
+            var index: [String: Int] = [:]
+            for (position, definition) in definitions.enumerated() { index[definition.variable.name.value] = position }
+            positionByName = index
+        }
         for usage in usages {
-            guard let definition = definitions[usage.name], let locationType = usage.type else { continue }
-            let variableType: GraphQLTypeReference?
-            if let known = variableTypes[usage.name] {
-                variableType = known
+            let found: Int? = if let positionByName {
+                positionByName[usage.name]
             } else {
-                variableType = typeFromAST(definition.type)
-                variableTypes[usage.name] = variableType
+                definitions.lastIndex(where: { $0.variable.name.value == usage.name })
             }
-            guard let variableType else { continue }
+            guard let locationType = usage.type, let position = found else { continue }
+            let definition = definitions[position]
+            if types[position] == nil { types[position] = .some(typeFromAST(definition.type)) }
+            guard let known = types[position], let variableType = known else { continue }
             if !allowedVariableUsage(variableType, definition.defaultValue, locationType, usage.hasLocationDefault) {
                 try report(
                     "Variable \"$\(usage.name)\" of type \"\(variableType)\" used in position expecting type \"\(locationType)\".",
