@@ -60,3 +60,29 @@ import Testing
         #expect(engine.cache?.statistics.misses == 1)
     }
 }
+
+/// One engine shared by many concurrent requests (document cache and plan cache under contention).
+@Suite struct ConcurrentRequestsTests {
+    @Test func concurrentRequestsAllGetTheExpectedResponse() async throws {
+        let schema = try WorkloadSchema.make(
+            sdl: try TestSupport.fixture("execution/schema.graphql"),
+            data: try TestSupport.json(TestSupport.fixture("execution/data.json"))
+        )
+        let engine = GraphQLEngine(schema: schema, cacheCapacity: 4)
+        let variables = try #require(try TestSupport.json(TestSupport.fixture("execution/variables.json")).objectValue)
+        let expected = try TestSupport.json(TestSupport.fixture("execution/expected_result.json"))
+        let query = try TestSupport.fixture("execution/query.graphql")
+        let matches = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    // A few distinct texts too, so entries are evicted while others read.
+                    let text = index % 8 == 0 ? query + "\n# \(index)" : query
+                    return await engine.execute(GraphQLRequest(query: text, variables: variables)).json == expected
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(matches == 64)
+        #expect((engine.cache?.count ?? 0) <= 4)
+    }
+}
