@@ -7,7 +7,7 @@ import Synchronization
 /// completion callback. Thread-safety, which is why this is `@unchecked Sendable`:
 /// libmicrohttpd serves a connection on exactly one pool thread, so every `var`
 /// below is read and written only by that thread; the handler task and the
-/// deadline sweeper touch only `outcome`, which is behind its `Mutex`, and the
+/// deadline sweeper touch only `outcome`, which is behind its lock, and the
 /// immutable `let`s.
 final class RequestContext: @unchecked Sendable {
     /// Where the request is in its life.
@@ -28,7 +28,7 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let rawURI: String
     let started: ContinuousClock.Instant
-    let outcome = Mutex<Outcome>(.idle)
+    let outcome = Locked<Outcome>(.idle)
 
     var phase = Phase.headers
     var method = ""

@@ -14,7 +14,7 @@ final class ServerCore: Sendable {
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
     /// Suspended requests, for the deadline sweeper and for shutdown.
-    let pending = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    let pending = Locked<[ObjectIdentifier: RequestContext]>([:])
     private let requestCounter = Atomic<UInt64>(0)
     /// Requests answered without suspending the connection (fast path or a handler that never suspended).
     let answeredInline = Atomic<Int>(0)
