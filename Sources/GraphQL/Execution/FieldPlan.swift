@@ -47,7 +47,7 @@ final class FieldPlan: Sendable {
         self.responseKey = responseKey
         self.nodes = nodes
         self.definition = definition
-        self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type)
+        self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type, responseKey: responseKey, nodes: nodes)
         self.fieldName = definition.name
         self.parentTypeName = parentType
         self.shape = shape

@@ -104,6 +104,10 @@ public struct ResolveInfo: Sendable {
     public var variables: JSONObject { request.variables }
     /// The host's per-request context.
     public var context: any Sendable { request.context }
+    /// The field's key in the response (its alias, or its name).
+    public var responseKey: String { field.responseKey }
+    /// The field nodes merged into this response key, in document order (for look-ahead).
+    public var fieldNodes: [Field] { field.nodes }
 }
 
 /// Static facts about a field, shared by every resolution of it.
@@ -111,11 +115,15 @@ final class FieldInfo: Sendable {
     let name: String
     let parentType: String
     let type: GraphQLTypeReference
+    let responseKey: String
+    let nodes: [Field]
 
-    init(name: String, parentType: String, type: GraphQLTypeReference) {
+    init(name: String, parentType: String, type: GraphQLTypeReference, responseKey: String, nodes: [Field]) {
         self.name = name
         self.parentType = parentType
         self.type = type
+        self.responseKey = responseKey
+        self.nodes = nodes
     }
 }
 

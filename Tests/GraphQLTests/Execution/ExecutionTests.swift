@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func contextReachesResolvers() async {
-        #expect(await run("{ context }", context: "principal-42") == #"{"data":{"context":"principal-42"}}"#)
+        #expect(await run("{ who: context }", context: "principal-42") == #"{"data":{"who":"principal-42 at who (1 node)"}}"#)
     }
 
     @Test func nonNullFieldReturningNullNullsParentAndReportsPath() async {

@@ -22,7 +22,9 @@ final class SemanticsFixture: Sendable {
         let recorder = recorder
         var resolvers = SchemaResolvers()
         resolvers.field("Query", "hello", .sync { input in "hello " + (input[argument: "name"]?.stringValue ?? "?") })
-        resolvers.field("Query", "context", .sync { input in input.context as? String })
+        resolvers.field("Query", "context", .sync { input in
+            (input.context as? String).map { "\($0) at \(input.info.responseKey) (\(input.info.fieldNodes.count) node)" }
+        })
         resolvers.field("Query", "nonNullNull", .sync { _ in nil })
         resolvers.field("Query", "nullableThrows", .sync { _ in throw TestFailure(message: "nope") })
         resolvers.field("Query", "nested", .sync { _ in JSONValue.object(["required": nil, "optional": "x", "child": .object(["required": "ok"])]) })
