@@ -70,8 +70,13 @@ import Testing
         #expect(process.terminationStatus == 0, "\(message)")
     }
 
-    @Test func ourPrinterMatchesGraphQLJSPrintSchema() throws {
-        let expected = try TestSupport.fixture("introspection/rich.printed.graphql")
-        #expect(printSchema(schema) + "\n" == expected)
+    @Test(arguments: [
+        ("introspection/rich.graphql", "introspection/rich.printed.graphql"),
+        ("execution/schema.graphql", "introspection/workload.printed.graphql"),
+        ("execution/semantics.graphql", "introspection/semantics.printed.graphql"),
+    ])
+    func ourPrinterMatchesGraphQLJSPrintSchema(sdl: String, printed: String) throws {
+        let schema = try GraphQLSchema(sdl: try TestSupport.fixture(sdl))
+        #expect(printSchema(schema) + "\n" == (try TestSupport.fixture(printed)))
     }
 }
