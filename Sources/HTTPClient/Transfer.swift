@@ -311,8 +311,10 @@ final class Transfer: @unchecked Sendable {
             kind = .responseTooLarge
         case CURLE_WRITE_ERROR where exceededLimit:
             kind = .responseTooLarge
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
+        case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
             kind = .invalidRequest
+        // CURLE_UNSUPPORTED_PROTOCOL stays .transport: schemes are checked before libcurl sees the
+        // URL, so it can only mean a response libcurl refused (e.g. "Received HTTP/0.9").
         default:
             kind = .transport
         }

@@ -23,6 +23,8 @@ enum ServerAction: Sendable {
     case drop
     /// Never answers; waits until the client goes away or the server stops.
     case hang
+    /// Writes these bytes as they are (any status lines, headers, body), then closes.
+    case raw([UInt8])
 }
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 over POSIX sockets, one thread per connection,
@@ -125,6 +127,9 @@ final class LoopbackServer: Sendable {
             }
             switch handler(request, count) {
             case .drop:
+                return
+            case .raw(let bytes):
+                _ = sendAll(fd, bytes)
                 return
             case .hang:
                 // Blocks until the peer closes or stop() shuts the socket down.
