@@ -284,9 +284,8 @@ struct Planner {
     }
 
     func fragmentApplies(_ condition: String, to typeName: String) -> Bool {
-        if condition == typeName { return true }
-        guard let conditionType = schema.type(named: condition), conditionType.isAbstractType else { return false }
-        return schema.isSubType(typeName, of: condition)
+        // Only abstract types have subtypes, so no look-up of the condition's kind is needed.
+        condition == typeName || schema.isSubType(typeName, of: condition)
     }
 
     /// `@skip(if:)` / `@include(if:)` (spec §6.3.2 steps 3.a–3.b).
