@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// `payql-bench postgres [--database-url URL | --data-dir DIR] [--tasks 1,8,32] [--duration S]
-/// [--scale N] [--modes pipelined,exclusive] [--no-pgbench]`
+/// [--rounds R] [--scale N] [--modes pipelined,exclusive] [--pipelined-connections N] [--no-pgbench]`
 ///
 /// SELECT by primary key (`pgbench -S`'s statement on `pgbench_accounts`) through
 /// `PostgresPool` with N concurrent tasks, side by side with `pgbench -S`
@@ -10,17 +10,20 @@ import Postgres
 /// the same run. Without a URL it starts the embedded cluster in `--data-dir`.
 /// Modes: `pipelined` = `pool.query` (statements pipelined over the pool's
 /// pipelined connections); `exclusive` = `withConnection` per statement, one
-/// connection per task (no pipelining). Prints a Markdown table and JSON lines.
+/// connection per task (no pipelining). Each contender runs S seconds (the
+/// first second not counted) per round, in turns, R rounds; the table shows
+/// each cell's median, the JSON lines every round.
 enum PostgresBenchmark {
     struct Options {
         var databaseURL: String?
         var dataDirectory = NSTemporaryDirectory() + "payql-bench-postgres"
         var tasks = [1, 8, 32]
-        var duration = 10
+        var duration = 5
         var scale = 10
         var modes = ["pipelined", "exclusive"]
         var pipelinedConnections = 2
         var pgbench = true
+        var rounds = 3
     }
 
     static func run(_ arguments: [String]) async throws {
@@ -58,21 +61,30 @@ enum PostgresBenchmark {
         print("|---|" + options.modes.map { _ in "---|" }.joined() + (options.pgbench ? "---|---|" : ""))
         var jsonLines: [String] = []
         for tasks in options.tasks {
-            var row = "| \(tasks) |"
-            for mode in options.modes {
-                let rate = try await measurePool(
-                    connectionString: connectionString, mode: mode, tasks: tasks, seconds: options.duration,
-                    accounts: accounts, pipelinedConnections: options.pipelinedConnections
-                )
-                row += " \(Int(rate)) |"
-                jsonLines.append("{\"client\":\"payql-\(mode)\",\"tasks\":\(tasks),\"qps\":\(Int(rate))}")
-            }
-            if options.pgbench {
-                for protocolMode in ["simple", "prepared"] {
-                    let rate = try await runPgbench(pgbenchPath, connectionString: connectionString, clients: tasks, seconds: options.duration, mode: protocolMode)
-                    row += " \(Int(rate)) |"
-                    jsonLines.append("{\"client\":\"pgbench-\(protocolMode)\",\"tasks\":\(tasks),\"qps\":\(Int(rate))}")
+            // Contenders take turns, round after round, and each cell is the median of its
+            // rounds: on a shared machine, load comes and goes, and should hit all alike.
+            var rates: [String: [Double]] = [:]
+            let contenders = options.modes.map { "payql-\($0)" } + (options.pgbench ? ["pgbench-simple", "pgbench-prepared"] : [])
+            for _ in 0..<options.rounds {
+                for contender in contenders {
+                    let rate: Double
+                    if contender.hasPrefix("payql-") {
+                        rate = try await measurePool(
+                            connectionString: connectionString, mode: String(contender.dropFirst(6)), tasks: tasks,
+                            seconds: options.duration, accounts: accounts, pipelinedConnections: options.pipelinedConnections
+                        )
+                    } else {
+                        rate = try await runPgbench(pgbenchPath, connectionString: connectionString, clients: tasks, seconds: options.duration, mode: String(contender.dropFirst(8)))
+                    }
+                    rates[contender, default: []].append(rate)
                 }
+            }
+            var row = "| \(tasks) |"
+            for contender in contenders {
+                let sorted = (rates[contender] ?? [0]).sorted()
+                let median = sorted[sorted.count / 2]
+                row += " \(Int(median)) |"
+                jsonLines.append("{\"client\":\"\(contender)\",\"tasks\":\(tasks),\"qps\":\(Int(median)),\"rounds\":[\(sorted.map { String(Int($0)) }.joined(separator: ","))]}")
             }
             print(row)
         }
@@ -181,6 +193,7 @@ enum PostgresBenchmark {
             case "--modes": options.modes = try value().split(separator: ",").map(String.init)
             case "--pipelined-connections": options.pipelinedConnections = Int(try value()) ?? options.pipelinedConnections
             case "--no-pgbench": options.pgbench = false
+            case "--rounds": options.rounds = max(1, Int(try value()) ?? options.rounds)
             default: throw PostgresError(.invalidInput, message: "unknown option \(arguments[index])")
             }
             index += 1
