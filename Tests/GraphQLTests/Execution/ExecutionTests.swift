@@ -146,3 +146,22 @@ import Testing
         #expect(result.errors.first?.message.contains("nest more than") == true)
     }
 }
+
+/// Deep documents execute within the cooperative threads' stacks.
+@Suite struct DeepExecutionTests {
+    @Test func documentAtTheParserDepthLimitExecutes() async throws {
+        var resolvers = SchemaResolvers()
+        resolvers.field("Query", "me", .sync { _ in JSONValue.object(["name": "n"]) })
+        resolvers.field("Query", "list", .sync { _ in JSONValue.array([.object(["name": "n"])]) })
+        let schema = try GraphQLSchema(sdl: "type Query { me: Query list: [Query!]! name: String }", resolvers: resolvers)
+        // Fragments let a document nest deeper than the parser's own depth limit.
+        var document = "{ ...F0 }\n"
+        let levels = 200
+        for level in 0..<levels {
+            document += "fragment F\(level) on Query { \(level % 2 == 0 ? "me" : "list") { name \(level + 1 < levels ? "...F\(level + 1)" : "") } }\n"
+        }
+        let response = await TestSupport.run(schema, document)
+        #expect(response.errors.isEmpty)
+        #expect(TestSupport.text(response).hasPrefix(#"{"data":{"me":{"name":"n","list":[{"name":"n","me":{"#))
+    }
+}
