@@ -167,6 +167,7 @@ struct DocumentParser {
     mutating func parseDocument() throws(GraphQLError) -> Document {
         try expect(.sof)
         var definitions: [Definition] = []
+        definitions.reserveCapacity(4)
         repeat {
             definitions.append(try parseDefinition())
         } while !(try expectOptional(.eof))
@@ -243,6 +244,7 @@ struct DocumentParser {
     mutating func parseVariableDefinitions() throws(GraphQLError) -> [VariableDefinition] {
         guard try expectOptional(.parenL) else { return [] }
         var definitions: [VariableDefinition] = []
+        definitions.reserveCapacity(4)
         repeat {
             let start = lexer.start
             let variable = try parseVariable()
@@ -304,6 +306,7 @@ struct DocumentParser {
     mutating func parseArguments(isConst: Bool) throws(GraphQLError) -> [Argument] {
         guard try expectOptional(.parenL) else { return [] }
         var arguments: [Argument] = []
+        arguments.reserveCapacity(2)
         repeat {
             let start = lexer.start
             let name = try parseName()
