@@ -390,7 +390,8 @@ private struct Reader {
             if magnitude != Int64.min { return .int(-magnitude) }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cursor]), as: UTF8.self)
-        guard let double = Double(text) else { throw error(.invalidNumber, "number out of range", at: start) }
+        // 1e400 would read as infinity, which JSON cannot carry back out: refuse it.
+        guard let double = Double(text), double.isFinite else { throw error(.invalidNumber, "number out of range", at: start) }
         return .double(double)
     }
 

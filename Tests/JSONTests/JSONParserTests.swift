@@ -58,7 +58,7 @@ import Testing
 
     @Test(arguments: [
         "", " ", "{", "[", "[1,]", "[1 2]", "{\"a\"}", "{\"a\":}", "{a:1}", "{\"a\":1,}", "01", "-", "1.", ".5",
-        "1e", "1e+", "+1", "tru", "nul", "\"abc", "\"a\nb\"", "[1]x", "NaN", "Infinity", "'a'", "{\"a\" 1}",
+        "1e", "1e+", "+1", "1e400", "-1e999", "tru", "nul", "\"abc", "\"a\nb\"", "[1]x", "NaN", "Infinity", "'a'", "{\"a\" 1}",
     ])
     func rejectsMalformed(_ text: String) {
         #expect(throws: JSONError.self) { try JSONParser.parse(text) }
