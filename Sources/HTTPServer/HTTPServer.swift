@@ -38,8 +38,10 @@ public final class HTTPServer: Sendable {
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
         let core = ServerCore(handler: handler, limits: limits, logger: configuration.logger)
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
-        // The pool also holds the write buffer for response headers; give it room past the header limit.
-        let memory = limits.maxHeaderBytes + 16 << 10
+        // The pool also holds the read buffer for body chunks and the write buffer for response
+        // headers: room past the header limit. libmicrohttpd clears the pool for every request,
+        // so it is kept no larger than needed.
+        let memory = limits.maxHeaderBytes + 8 << 10
         let cls = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = host.withCString { hostPointer in
             var config = cpayql_mhd_config(

@@ -43,6 +43,10 @@ import Testing
             let json = try JSONParser.parse(response.body)
             #expect(json["bodyBytes"] == .int(Int64(body.count)))
             #expect(json["body"] == .string(String(repeating: "é", count: 3000)))
+            // A body near the default 1 MiB limit arrives whole through many chunks.
+            let large = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 % 26 + 97) }
+            let big = try await request(port: server.port, "POST", "/big", body: large)
+            #expect(try JSONParser.parse(big.body)["bodyBytes"] == 1_000_000)
         }
     }
 
