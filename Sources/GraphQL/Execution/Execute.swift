@@ -54,7 +54,7 @@ func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?
     }
 
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
-    var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, fieldCount: plan.fieldCount)
+    var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, plan: plan)
     let data: JSONValue
     if operation.operation == .mutation {
         data = await executor.executeSerially(plan.root, rootValue: request.rootValue)
@@ -219,9 +219,9 @@ extension Executor {
     mutating func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async -> JSONValue {
         let node = ResultNode(object: JSONObject())
         for plan in selection.fields {
-            pathKeys.removeAll(keepingCapacity: true)
+            pathSteps.removeAll(keepingCapacity: true)
             pathObjects.removeAll(keepingCapacity: true)
-            push(.key(plan.responseKey))
+            pushField(plan)
             let completed = executeField(plan, source: Executor.objectSource(rootValue))
             node.keys.append(plan.responseKey)
             switch completed {

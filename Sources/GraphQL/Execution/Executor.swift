@@ -103,43 +103,58 @@ struct Executor {
     let source: Source
     var errors: [GraphQLError] = []
     var pending: [PendingWork] = []
-    /// The response path of the value being completed, and its materialised objects.
-    var pathKeys: [PathElement] = []
+    /// The response path of the value being completed, as steps (a list index, or
+    /// `-(plan index + 1)` for a field: no strings copied per field), and the path
+    /// objects materialised for it so far.
+    var pathSteps: [Int] = []
     var pathObjects: [ResponsePath?] = []
+    /// The operation's field plans by index (to turn steps back into keys).
+    let fieldPlans: [FieldPlan]
     /// Arguments that depend on variables, coerced once per request, by plan index.
     var argumentMemo: [Result<JSONObject, FieldError>?]
 
-    init(schema: GraphQLSchema, source: Source, variables: JSONObject, scope: RequestScope, fieldCount: Int) {
+    init(schema: GraphQLSchema, source: Source, variables: JSONObject, scope: RequestScope, plan: OperationPlan) {
         self.schema = schema
         self.variables = variables
         self.scope = scope
         self.source = source
-        self.argumentMemo = Array(repeating: nil, count: fieldCount)
-        pathKeys.reserveCapacity(16)
+        self.fieldPlans = plan.fields
+        self.argumentMemo = Array(repeating: nil, count: plan.fields.count)
+        pathSteps.reserveCapacity(16)
         pathObjects.reserveCapacity(16)
     }
 
     // MARK: Paths and errors
 
-    @inline(__always) mutating func push(_ key: PathElement) {
-        pathKeys.append(key)
+    @inline(__always) mutating func pushField(_ plan: FieldPlan) {
+        pathSteps.append(-plan.index - 1)
+        pathObjects.append(nil)
+    }
+
+    @inline(__always) mutating func pushIndex(_ index: Int) {
+        pathSteps.append(index)
         pathObjects.append(nil)
     }
 
     @inline(__always) mutating func pop() {
-        pathKeys.removeLast()
+        pathSteps.removeLast()
         pathObjects.removeLast()
+    }
+
+    func element(_ step: Int) -> PathElement {
+        step >= 0 ? .index(step) : .key(fieldPlans[-step - 1].responseKey)
     }
 
     /// The current path as a shared linked path (built once per prefix).
     mutating func currentPath() -> ResponsePath {
-        materialize(pathKeys.count - 1)
+        materialize(pathSteps.count - 1)
     }
 
     private mutating func materialize(_ depth: Int) -> ResponsePath {
         if let existing = pathObjects[depth] { return existing }
         let parent = depth > 0 ? materialize(depth - 1) : nil
-        let path = ResponsePath(parent: parent, key: pathKeys[depth])
+        let step = pathSteps[depth]
+        let path = ResponsePath(parent: parent, key: element(step), step: step)
         pathObjects[depth] = path
         return path
     }
@@ -151,10 +166,10 @@ struct Executor {
             chain.append(current)
             node = current.parent
         }
-        pathKeys.removeAll(keepingCapacity: true)
+        pathSteps.removeAll(keepingCapacity: true)
         pathObjects.removeAll(keepingCapacity: true)
         for step in chain.reversed() {
-            pathKeys.append(step.key)
+            pathSteps.append(step.step)
             pathObjects.append(step)
         }
     }
@@ -163,7 +178,7 @@ struct Executor {
         errors.append(GraphQLError(
             error.message,
             locations: source.locations(at: plan.nodes.map(\.loc.start)),
-            path: pathKeys,
+            path: pathSteps.map(element),
             extensions: error.extensions
         ))
     }
@@ -175,7 +190,7 @@ struct Executor {
         var object = JSONObject(capacity: selection.fields.count)
         var node: ResultNode?
         for plan in selection.fields {
-            push(.key(plan.responseKey))
+            pushField(plan)
             let completed = executeField(plan, source: source)
             switch completed {
             case .value(let value):
@@ -378,7 +393,7 @@ struct Executor {
         values.reserveCapacity(items.count)
         var node: ResultNode?
         for (index, item) in items.enumerated() {
-            push(.index(index))
+            pushIndex(index)
             let completed = complete(level, plan, item)
             if !place(completed, at: index, level: level, plan: plan, values: &values, node: &node) {
                 pop()
@@ -395,7 +410,7 @@ struct Executor {
         values.reserveCapacity(items.count)
         var node: ResultNode?
         for index in items.indices {
-            push(.index(index))
+            pushIndex(index)
             let completed = completeJSONCatching(level, plan, items[index])
             if !place(completed, at: index, level: level, plan: plan, values: &values, node: &node) {
                 pop()

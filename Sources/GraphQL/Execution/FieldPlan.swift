@@ -115,12 +115,13 @@ final class AbstractPlan: Sendable {
 final class OperationPlan: Sendable {
     let root: SelectionPlan
     let rootType: GraphQLObjectType
-    let fieldCount: Int
+    /// Every field plan, at the position of its `index`.
+    let fields: [FieldPlan]
 
-    init(root: SelectionPlan, rootType: GraphQLObjectType, fieldCount: Int) {
+    init(root: SelectionPlan, rootType: GraphQLObjectType, fields: [FieldPlan]) {
         self.root = root
         self.rootType = rootType
-        self.fieldCount = fieldCount
+        self.fields = fields
     }
 }
 
@@ -166,6 +167,7 @@ struct Planner {
     /// Values of the variables `@skip`/`@include` read (others are not consulted).
     let variables: JSONObject
     var count = 0
+    var all: [FieldPlan] = []
     static let maxDepth = 256
     static let noArguments: Result<JSONObject, FieldError> = .success(JSONObject())
 
@@ -177,7 +179,8 @@ struct Planner {
 
     mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
         let root = try selection(for: rootType, selectionSets: [operation.selectionSet], depth: 0)
-        return OperationPlan(root: root, rootType: rootType, fieldCount: count)
+        all.sort { $0.index < $1.index }
+        return OperationPlan(root: root, rootType: rootType, fields: all)
     }
 
     mutating func selection(for objectType: GraphQLObjectType, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
@@ -227,10 +230,12 @@ struct Planner {
             guard let shape = TypeShape(definition.type) else {
                 throw PlanningError(message: "The type of \(objectType.name).\(definition.name) nests lists too deeply.")
             }
-            plans.append(FieldPlan(
+            let fieldPlan = FieldPlan(
                 index: index, responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name,
                 shape: shape, constantArguments: constantArguments(definition, first), completion: completion
-            ))
+            )
+            plans.append(fieldPlan)
+            all.append(fieldPlan)
         }
         return SelectionPlan(fields: plans)
     }

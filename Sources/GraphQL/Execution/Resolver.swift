@@ -133,11 +133,20 @@ public final class ResponsePath: Sendable {
     public let parent: ResponsePath?
     /// This step.
     public let key: PathElement
+    /// The executor's encoding of the step (a list index, or a negative field plan number).
+    let step: Int
 
     /// Creates a path step.
     public init(parent: ResponsePath?, key: PathElement) {
         self.parent = parent
         self.key = key
+        self.step = Int.min
+    }
+
+    init(parent: ResponsePath?, key: PathElement, step: Int) {
+        self.parent = parent
+        self.key = key
+        self.step = step
     }
 
     /// The steps from the root, as they appear in an error's `path`.
