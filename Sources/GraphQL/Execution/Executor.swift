@@ -242,7 +242,7 @@ struct Executor {
         let input = ResolveInput(
             source: source.boxed,
             arguments: arguments,
-            info: ResolveInfo(field: plan.info, path: currentPath(), request: scope)
+            info: ResolveInfo(field: plan, path: currentPath(), request: scope)
         )
         switch resolver.body {
         case .sync(let resolve):
@@ -261,7 +261,7 @@ struct Executor {
     mutating func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
         let result: Result<JSONObject, FieldError>
         do {
-            result = .success(try ArgumentCoercion.coerce(plan.definition.arguments, nodes: plan.nodes[0].arguments, schema: schema, variables: variables))
+            result = .success(try ArgumentCoercion.coerce(plan.argumentDefinitions, nodes: plan.nodes[0].arguments, schema: schema, variables: variables))
         } catch {
             result = .failure(error)
         }
@@ -340,7 +340,7 @@ struct Executor {
                 let selection = try runtimeSelection(of: raw, abstract, plan)
                 completed = executeFields(selection, source: .value(raw))
             case .invalid:
-                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.info.type)\".")
+                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
             }
         }
         if plan.shape.isNonNull(level), case .value(.null) = completed { throw nonNullError(plan) }
@@ -380,7 +380,7 @@ struct Executor {
                     completed = executeFields(selection, source: .value(json))
                 }
             case .invalid:
-                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.info.type)\".")
+                throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
             }
         }
         if plan.shape.isNonNull(level), case .value(.null) = completed { throw nonNullError(plan) }
@@ -451,7 +451,7 @@ struct Executor {
         let name: String?
         if let resolver {
             do {
-                name = try resolver.body(value, ResolveInfo(field: plan.info, path: currentPath(), request: scope))
+                name = try resolver.body(value, ResolveInfo(field: plan, path: currentPath(), request: scope))
             } catch {
                 throw FieldError(wrapping: error)
             }

@@ -19,8 +19,8 @@ final class FieldPlan: Sendable {
     let index: Int
     let responseKey: String
     let nodes: [Field]
-    let definition: GraphQLFieldDefinition
-    let info: FieldInfo
+    let argumentDefinitions: [GraphQLInputValueDefinition]
+    let type: GraphQLTypeReference
     let fieldName: String
     let parentTypeName: String
     /// The field type's list / non-null wrappers, packed.
@@ -46,8 +46,8 @@ final class FieldPlan: Sendable {
         self.index = index
         self.responseKey = responseKey
         self.nodes = nodes
-        self.definition = definition
-        self.info = FieldInfo(name: definition.name, parentType: parentType, type: definition.type, responseKey: responseKey, nodes: nodes)
+        self.argumentDefinitions = definition.arguments
+        self.type = definition.type
         self.fieldName = definition.name
         self.parentTypeName = parentType
         self.shape = shape

@@ -87,15 +87,15 @@ public struct ResolveInput: Sendable {
 
 /// Details about the field being resolved.
 public struct ResolveInfo: Sendable {
-    let field: FieldInfo
+    let field: FieldPlan
     /// Where the value goes in the response.
     public let path: ResponsePath
     let request: RequestScope
 
     /// The field's name in the schema.
-    public var fieldName: String { field.name }
+    public var fieldName: String { field.fieldName }
     /// The parent object type's name.
-    public var parentType: String { field.parentType }
+    public var parentType: String { field.parentTypeName }
     /// The field's type.
     public var returnType: GraphQLTypeReference { field.type }
     /// The schema being executed.
@@ -108,23 +108,6 @@ public struct ResolveInfo: Sendable {
     public var responseKey: String { field.responseKey }
     /// The field nodes merged into this response key, in document order (for look-ahead).
     public var fieldNodes: [Field] { field.nodes }
-}
-
-/// Static facts about a field, shared by every resolution of it.
-final class FieldInfo: Sendable {
-    let name: String
-    let parentType: String
-    let type: GraphQLTypeReference
-    let responseKey: String
-    let nodes: [Field]
-
-    init(name: String, parentType: String, type: GraphQLTypeReference, responseKey: String, nodes: [Field]) {
-        self.name = name
-        self.parentType = parentType
-        self.type = type
-        self.responseKey = responseKey
-        self.nodes = nodes
-    }
 }
 
 /// A position in the response: field keys and list indices from the root.
