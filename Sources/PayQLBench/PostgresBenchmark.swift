@@ -10,7 +10,8 @@ import Postgres
 /// the same run. Without a URL it starts the embedded cluster in `--data-dir`.
 /// Modes: `pipelined` = `pool.query` (statements pipelined over the pool's
 /// pipelined connections); `exclusive` = `withConnection` per statement, one
-/// connection per task (no pipelining). Each contender runs S seconds (the
+/// connection per task (no pipelining); a `-io` suffix (`pipelined-io`) runs
+/// the tasks on the pool's I/O thread (`withTaskExecutorPreference(pool.taskExecutor)`). Each contender runs S seconds (the
 /// first second not counted) per round, in turns, R rounds; the table shows
 /// each cell's median, the JSON lines every round.
 enum PostgresBenchmark {
@@ -20,7 +21,7 @@ enum PostgresBenchmark {
         var tasks = [1, 8, 32]
         var duration = 5
         var scale = 10
-        var modes = ["pipelined", "exclusive"]
+        var modes = ["pipelined", "pipelined-io", "exclusive"]
         var pipelinedConnections = 2
         var pgbench = true
         var rounds = 3
@@ -99,12 +100,13 @@ enum PostgresBenchmark {
         configuration.pipelinedConnections = pipelinedConnections
         let pool = PostgresPool(configuration: configuration)
         defer { pool.shutdown() }
-        let exclusive = mode == "exclusive"
+        let exclusive = mode.hasPrefix("exclusive")
+        let onIOThread = mode.hasSuffix("-io")
         let deadline = ContinuousClock.now + .seconds(seconds)
         let warmup = ContinuousClock.now + .seconds(1)
         let counts = try await withThrowingTaskGroup(of: (Int, Duration).self) { group in
             for task in 0..<tasks {
-                group.addTask {
+                @Sendable func work() async throws -> (Int, Duration) {
                     var random = UInt64(task + 1) &* 0x9E37_79B9_7F4A_7C15
                     var count = 0
                     var started: ContinuousClock.Instant?
@@ -126,6 +128,12 @@ enum PostgresBenchmark {
                         count += 1
                     }
                     return (count, (started ?? deadline).duration(to: .now))
+                }
+                group.addTask {
+                    if onIOThread {
+                        return try await withTaskExecutorPreference(pool.taskExecutor) { try await work() }
+                    }
+                    return try await work()
                 }
             }
             var results: [(Int, Duration)] = []

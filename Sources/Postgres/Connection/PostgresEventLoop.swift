@@ -11,15 +11,21 @@ import Glibc
 /// resumes the waiting tasks. It is woken through a pipe only when a
 /// connection is added or removed, or has output left to flush.
 ///
-/// `@unchecked Sendable`: `registrations` and `pollDirty` are guarded by `lock`;
-/// the pipe descriptors are immutable after `init`.
-final class PostgresEventLoop: @unchecked Sendable {
+/// It is also a `TaskExecutor`: a task that prefers it
+/// (`withTaskExecutorPreference(pool.taskExecutor)`) runs on this thread, so a
+/// statement's result resumes it here without waking another thread.
+///
+/// `@unchecked Sendable`: `registrations`, `pollDirty`, `jobs` and `loopThread`
+/// are guarded by `lock`; the pipe descriptors are immutable after `init`.
+final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
     /// The process-wide loop, started on first use.
     static let shared = PostgresEventLoop()
 
     private let lock = NSLock()
     private var registrations: [ObjectIdentifier: PostgresConnection] = [:]
     private var pollDirty = true
+    private var jobs: [UnownedJob] = []
+    private var loopThread: pthread_t?
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -58,6 +64,18 @@ final class PostgresEventLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Runs a job of a task that prefers this executor, on the loop thread.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        let (first, onLoop) = lock.withLock {
+            jobs.append(unowned)
+            return (jobs.count == 1, loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
+        }
+        // On the loop thread the queue is drained before the next poll; elsewhere, the
+        // first job of a batch wakes the loop (later ones find it awake).
+        if first && !onLoop { wake() }
+    }
+
     /// Interrupts `poll` so that the loop re-reads what to watch.
     func wake() {
         var byte: UInt8 = 1
@@ -65,9 +83,15 @@ final class PostgresEventLoop: @unchecked Sendable {
     }
 
     private func run() {
+        lock.withLock { loopThread = pthread_self() }
         var watched: [PostgresConnection] = []
         var fds: [pollfd] = []
+        var batch: [UnownedJob] = []
         while true {
+            swap(&batch, &jobs, under: lock)
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            batch.removeAll(keepingCapacity: true)
+            let moreJobs = lock.withLock { !jobs.isEmpty }
             let snapshot: [PostgresConnection]? = lock.withLock {
                 guard pollDirty else { return nil }
                 pollDirty = false
@@ -80,7 +104,7 @@ final class PostgresEventLoop: @unchecked Sendable {
                 let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
                 fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
             }
-            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }
+            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreJobs ? 0 : -1) }
             if ready < 0 {
                 if errno == EINTR { continue }
                 // poll only fails for EINVAL/ENOMEM/EFAULT; back off instead of spinning.
@@ -100,4 +124,11 @@ final class PostgresEventLoop: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Exchanges `local` with `shared` while holding `lock`.
+private func swap<T>(_ local: inout [T], _ shared: inout [T], under lock: NSLock) {
+    lock.lock()
+    Swift.swap(&local, &shared)
+    lock.unlock()
 }

@@ -81,6 +81,13 @@ public final class PostgresPool: @unchecked Sendable {
         self.init(configuration: PostgresPoolConfiguration(connection: try PostgresConfiguration(connectionString: url)), logger: logger)
     }
 
+    /// The executor of the thread that reads every connection's results. A task
+    /// that mostly waits for PostgreSQL may prefer it
+    /// (`withTaskExecutorPreference(pool.taskExecutor) { ... }`): each result then
+    /// resumes it on that thread, saving a thread wake-up per statement. Never run
+    /// CPU-heavy or blocking work there: every connection's I/O would wait for it.
+    public var taskExecutor: any TaskExecutor { PostgresEventLoop.shared }
+
     /// Current counts.
     public var statistics: PostgresPoolStatistics {
         let counts = lock.withLock { state.counts }
