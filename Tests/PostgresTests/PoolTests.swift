@@ -60,6 +60,26 @@ import Testing
         #expect(pool.statistics.leased == 0)
     }
 
+    @Test(.timeLimit(.minutes(1))) func tasksMayRunOnTheIOThread() async throws {
+        let pool = try await TestDatabase.pool()
+        defer { pool.shutdown() }
+        let sum = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    try await withTaskExecutorPreference(pool.taskExecutor) {
+                        try await pool.query("SELECT \(Int64(index))").single(Int64.self) ?? -1000
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(sum == (0..<100).reduce(0, +))
+        let value = try await withTaskExecutorPreference(pool.taskExecutor) {
+            try await pool.withTransaction { try await $0.query("SELECT 5::int8").single(Int64.self) }
+        }
+        #expect(value == 5)
+    }
+
     @Test func transactionsCommitOrRollBack() async throws {
         let pool = try await TestDatabase.pool()
         defer { pool.shutdown() }
