@@ -28,7 +28,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     /// Measures of recent (document, operation) pairs, with the size variables they were computed for.
     private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
     private let latency: Histogram
-    private let inFlight: Gauge
+    /// GraphQL requests being executed (an atomic, rendered at scrape time).
+    private let inFlight = AtomicCount()
 
     /// A handler for `schema`.
     /// - Parameters:
@@ -65,7 +66,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             }
             return text
         }
-        inFlight = metrics.gauge("payql_graphql_requests_in_flight", help: "GraphQL requests being handled.")
+        let inFlight = self.inFlight
+        metrics.addCollector {
+            """
+            # HELP payql_graphql_requests_in_flight GraphQL requests being executed.
+            # TYPE payql_graphql_requests_in_flight gauge
+            payql_graphql_requests_in_flight \(inFlight.value.load(ordering: .relaxed))
+            """
+        }
         let documents = engine.cache
         metrics.addCollector {
             guard let documents else { return "" }
@@ -110,8 +118,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             if request.path == "/readyz" { return await readyz(request) }
             return operationsEndpoint(request)
         }
-        inFlight.add(1)
-        defer { inFlight.add(-1) }
+        inFlight.value.add(1, ordering: .relaxed)
+        defer { inFlight.value.subtract(1, ordering: .relaxed) }
         if let prepared = request.handoff as? Prepared {
             let (response, outcome) = await execute(prepared, request: request)
             record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)

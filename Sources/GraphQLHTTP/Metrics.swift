@@ -255,3 +255,8 @@ public final class Histogram: RenderableMetric {
         }
     }
 }
+
+/// A shareable atomic integer (an `Atomic` cannot be copied into a closure; this box can).
+final class AtomicCount: Sendable {
+    let value = Atomic<Int>(0)
+}
