@@ -261,7 +261,7 @@ struct Executor {
     mutating func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
         let result: Result<JSONObject, FieldError>
         do {
-            result = .success(try ArgumentCoercion.coerce(plan.argumentDefinitions, nodes: plan.nodes[0].arguments, schema: schema, variables: variables))
+            result = .success(try ArgumentCoercion.coerce(plan.argumentDefinitions, nodes: plan.firstNode.arguments, schema: schema, variables: variables))
         } catch {
             result = .failure(error)
         }

@@ -18,7 +18,10 @@ final class FieldPlan: Sendable {
     /// Position among the operation's plans (indexes per-request argument memos).
     let index: Int
     let responseKey: String
-    let nodes: [Field]
+    /// The first field node of the key (its arguments are the field's arguments).
+    let firstNode: Field
+    /// Further field nodes merged into the key; usually none (and then no array is allocated).
+    let moreNodes: [Field]
     let argumentDefinitions: [GraphQLInputValueDefinition]
     let type: GraphQLTypeReference
     let fieldName: String
@@ -41,11 +44,15 @@ final class FieldPlan: Sendable {
         case invalid
     }
 
-    init(index: Int, responseKey: String, nodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
+    /// Every field node of the key, in document order.
+    var nodes: [Field] { moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes }
+
+    init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
          shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
-        self.nodes = nodes
+        self.firstNode = firstNode
+        self.moreNodes = moreNodes
         self.argumentDefinitions = definition.arguments
         self.type = definition.type
         self.fieldName = definition.name
@@ -131,17 +138,20 @@ struct PlanningError: Error {
 }
 
 /// Fields grouped by response key, in first-appearance order. Selection sets are
-/// small, so a linear scan beats hashing until there are many keys.
+/// small, so a linear scan beats hashing until there are many keys; a key seen
+/// once (the common case) costs no array of its own.
 struct CollectedFields {
     var keys: [String] = []
-    var nodes: [[Field]] = []
+    var firsts: [Field] = []
+    /// Further fields of a key, by key position (merged fields are rare).
+    var more: [Int: [Field]] = [:]
     var index: [String: Int] = [:]
 
     mutating func add(_ field: Field) {
         let key = field.responseKey
         if keys.count < 24 {
             for position in keys.indices where keys[position] == key {
-                nodes[position].append(field)
+                more[position, default: []].append(field)
                 return
             }
         } else {
@@ -149,14 +159,15 @@ struct CollectedFields {
                 for (position, existing) in keys.enumerated() { index[existing] = position }
             }
             if let position = index[key] {
-                nodes[position].append(field)
+                more[position, default: []].append(field)
                 return
             }
             index[key] = keys.count
         }
         keys.append(key)
-        nodes.append([field])
+        firsts.append(field)
     }
+
 }
 
 /// Builds ``OperationPlan``s: collects fields per object type, eagerly for every
@@ -194,8 +205,8 @@ struct Planner {
         }
         var plans: [FieldPlan] = []
         plans.reserveCapacity(collected.keys.count)
-        for (key, fieldNodes) in zip(collected.keys, collected.nodes) {
-            guard let first = fieldNodes.first else { continue }
+        for (position, key) in collected.keys.enumerated() {
+            let first = collected.firsts[position]
             let fieldName = first.name.value
             let found: GraphQLFieldDefinition?
             if fieldName.utf8.first == UInt8(ascii: "_") {
@@ -206,7 +217,10 @@ struct Planner {
             guard let definition = found else { continue }
             let index = count
             count += 1
-            let subSelections = fieldNodes.compactMap(\.selectionSet)
+            let moreNodes = collected.more[position] ?? []
+            var subSelections: [SelectionSet] = []
+            if let set = first.selectionSet { subSelections.append(set) }
+            for node in moreNodes { if let set = node.selectionSet { subSelections.append(set) } }
             let completion: FieldPlan.Completion
             let namedType = definition.type.namedType
             if let leaf = schema.leafCompletions[namedType] {
@@ -231,7 +245,7 @@ struct Planner {
                 throw PlanningError(message: "The type of \(objectType.name).\(definition.name) nests lists too deeply.")
             }
             let fieldPlan = FieldPlan(
-                index: index, responseKey: key, nodes: fieldNodes, definition: definition, parentType: objectType.name,
+                index: index, responseKey: key, firstNode: first, moreNodes: moreNodes, definition: definition, parentType: objectType.name,
                 shape: shape, constantArguments: constantArguments(definition, first), completion: completion
             )
             plans.append(fieldPlan)

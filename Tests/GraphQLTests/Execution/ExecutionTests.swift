@@ -165,3 +165,13 @@ import Testing
         #expect(TestSupport.text(response).hasPrefix(#"{"data":{"me":{"name":"n","list":[{"name":"n","me":{"#))
     }
 }
+
+/// Fields with the same response key merge (spec §6.3.2), their sub-selections too.
+@Suite struct FieldMergingTests {
+    @Test func sameKeyFieldsMergeSubSelections() async throws {
+        let fixture = try SemanticsFixture()
+        let query = #"{ a: hello(name: "x") nested { optional } a: hello(name: "x") ... on Query { nested { child { required } } } }"#
+        let text = TestSupport.text(await TestSupport.run(fixture.schema, query))
+        #expect(text == #"{"data":{"a":"hello x","nested":{"optional":"x","child":{"required":"ok"}}}}"#)
+    }
+}
