@@ -26,7 +26,7 @@ final class ServerCore: Sendable {
         self.handler = handler
         self.limits = limits
         self.logger = logger
-        self.idPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
+        self.idPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-"
     }
 
     // MARK: Callbacks
@@ -118,9 +118,11 @@ final class ServerCore: Sendable {
             context.headers.add(name: name, value: text)
             return .YES
         }, unmanaged)
-        var address = [CChar](repeating: 0, count: 64)
-        if cpayql_mhd_client_address(context.connection, &address, address.count) == 0 {
-            context.remoteAddress = String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        context.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            guard let base = buffer.baseAddress, cpayql_mhd_client_address(context.connection, base, buffer.count) == 0 else {
+                return ""
+            }
+            return String(cString: base)
         }
         context.requestID = requestID(offered: context.headers["x-request-id"])
         let uri = context.rawURI.utf8
@@ -280,7 +282,7 @@ final class ServerCore: Sendable {
             return offered
         }
         let number = requestCounter.add(1, ordering: .relaxed).newValue
-        return idPrefix + "-" + String(number, radix: 16)
+        return idPrefix + String(number, radix: 16)
     }
 
     private static func isIDByte(_ byte: UInt8) -> Bool {

@@ -26,6 +26,10 @@ public enum URLEncodedForm {
 
     /// Decodes `%XX` escapes (and `+` as space when asked) into a string.
     public static func percentDecode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool) -> String {
+        // Nothing to decode (the usual path): the bytes are the text.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusAsSpace) }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var iterator = Array(bytes)[...]
