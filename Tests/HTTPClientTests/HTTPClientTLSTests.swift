@@ -5,7 +5,7 @@ import Testing
 @Suite("HTTPClient over TLS and HTTP/2 (Node http2 on loopback)", .enabled(if: NodeHTTP2Server.available), .serialized)
 struct HTTPClientTLSTests {
     @Test func untrustedCertificateIsRejected() async throws {
-        let server = try NodeHTTP2Server()
+        let server = try await offCooperativePool { try NodeHTTP2Server() }
         defer { server.stop() }
         let client = try HTTPClient() // system trust store: the self-signed certificate is unknown
         let error = await expectClientError { try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/")) }
@@ -14,7 +14,7 @@ struct HTTPClientTLSTests {
     }
 
     @Test func hostNameMismatchIsRejected() async throws {
-        let server = try NodeHTTP2Server()
+        let server = try await offCooperativePool { try NodeHTTP2Server() }
         defer { server.stop() }
         let client = try HTTPClient(configuration: .init(caBundlePath: server.certificatePath))
         // Trusted certificate, but it names 127.0.0.1, not localhost.
@@ -24,7 +24,7 @@ struct HTTPClientTLSTests {
     }
 
     @Test func http2IsNegotiatedAndMultiplexedOnOneConnection() async throws {
-        let server = try NodeHTTP2Server()
+        let server = try await offCooperativePool { try NodeHTTP2Server() }
         defer { server.stop() }
         let client = try HTTPClient(configuration: .init(caBundlePath: server.certificatePath))
         let url = "https://127.0.0.1:\(server.port)/"
@@ -47,7 +47,7 @@ struct HTTPClientTLSTests {
     }
 
     @Test func http2CanBeTurnedOff() async throws {
-        let server = try NodeHTTP2Server()
+        let server = try await offCooperativePool { try NodeHTTP2Server() }
         defer { server.stop() }
         let client = try HTTPClient(configuration: .init(caBundlePath: server.certificatePath, allowHTTP2: false))
         let response = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))

@@ -11,13 +11,13 @@ import Testing
 
     @Test func refreshesBeforeExpiryNotOnEveryCall() async throws {
         let counter = Counter()
-        // A 1 s token with a 300 s margin: usable for half its life, 0.5 s.
+        // A 6 s token with a 300 s margin: usable for half its life, 3 s (room for a loaded machine).
         let cache = BearerTokenCache(refreshMargin: .seconds(300)) { () async throws(ProviderError) in
-            ("token-\(counter.next())", 1)
+            ("token-\(counter.next())", 6)
         }
         #expect(try await cache.token().revealed == "token-1")
         #expect(try await cache.token().revealed == "token-1")
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(3_500))
         #expect(try await cache.token().revealed == "token-2")
         #expect(await cache.fetchCount == 2)
         // A long-lived token is refreshed `margin` early: 36000 s − 300 s is still far away.

@@ -36,6 +36,8 @@ import Testing
         try process.run()
         input.fileHandleForWriting.write(Data(stdin))
         try input.fileHandleForWriting.close()
+        // Blocks this thread until the child exits: these tests are short and
+        // few, and the child is a small command that answers at once.
         process.waitUntilExit()
         return Run(status: process.terminationStatus,
                    output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),

@@ -75,3 +75,15 @@ func waitUntil(
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+/// Runs blocking work (process start-up, waiting for a child) on a thread of
+/// its own, so it never occupies one of the few threads of Swift's
+/// cooperative pool (two on a two-core machine) while other tests run.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }
+        thread.start()
+    }
+}

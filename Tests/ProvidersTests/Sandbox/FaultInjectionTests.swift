@@ -53,7 +53,7 @@ import Testing
             let error = await task.value
             #expect(error?.code == .cancelled)
             #expect(error?.code.outcomeUnknown == true)
-            #expect(clock.now - started < .seconds(2))
+            #expect(clock.now - started < .seconds(10)) // not the 20 s hold
         }
     }
 
