@@ -20,9 +20,19 @@ run: build
 ##  1. the Swift test suites (PostgreSQL tests start a private cluster themselves),
 ##  2. the differential check of the GraphQL engine against graphql-js,
 ##  3. the providers' official Python SDKs (PyPI) against `payql sandbox`.
+## The Swift suites run in three groups so that CPU-heavy tests (the GraphQL
+## engine's) do not share the two cores with the loopback tests that assert
+## timeouts and deadlines.
+PURE_TESTS = ^(CryptoTests|JSONTests|GraphQLTests)\.
+DATABASE_TESTS = ^PostgresTests\.
+LOOPBACK_TESTS = ^(HTTPServerTests|GraphQLHTTPTests|HTTPClientTests|ProvidersTests|SandboxTests)\.
+
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --filter '$(PURE_TESTS)'
+	$(SWIFT) test --skip-build --filter '$(DATABASE_TESTS)'
+	$(SWIFT) test --skip-build --filter '$(LOOPBACK_TESTS)'
+	$(SWIFT) test --skip-build --skip '$(PURE_TESTS)|$(DATABASE_TESTS)|$(LOOPBACK_TESTS)'
 	PAYQL="$$($(SWIFT) build --show-bin-path)/payql" Tests/GraphQLDifferential/run.sh
 	PAYQL_BIN="$$($(SWIFT) build --show-bin-path)/payql" Tests/ProviderSDKs/run.sh
 
