@@ -179,6 +179,8 @@ struct Planner {
     let variables: JSONObject
     var count = 0
     var all: [FieldPlan] = []
+    /// Plans of selections made only of fragment spreads, by type and fragment names.
+    var fragmentPlans: [String: SelectionPlan] = [:]
     static let maxDepth = 256
     static let noArguments: Result<JSONObject, FieldError> = .success(JSONObject())
 
@@ -198,6 +200,28 @@ struct Planner {
         guard depth < Planner.maxDepth else {
             throw PlanningError(message: "Selections nest more than \(Planner.maxDepth) levels deep (is there a fragment cycle?).")
         }
+        // `{ ...Money }` in many places plans once per object type: a selection made
+        // only of plain fragment spreads depends on nothing else.
+        let memoKey = Planner.fragmentOnlyKey(objectType.name, selectionSets)
+        if let memoKey, let shared = fragmentPlans[memoKey] { return shared }
+        let plan = try collectAndPlan(objectType, selectionSets, depth)
+        if let memoKey { fragmentPlans[memoKey] = plan }
+        return plan
+    }
+
+    /// `type|A,B` when every selection is a fragment spread without directives; else `nil`.
+    static func fragmentOnlyKey(_ typeName: String, _ selectionSets: [SelectionSet]) -> String? {
+        var key = typeName
+        for selectionSet in selectionSets {
+            for selection in selectionSet.selections {
+                guard case .fragmentSpread(let spread) = selection, spread.directives.isEmpty else { return nil }
+                key += "|" + spread.name.value
+            }
+        }
+        return key
+    }
+
+    private mutating func collectAndPlan(_ objectType: GraphQLObjectType, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> SelectionPlan {
         var collected = CollectedFields()
         var visited: [String] = []
         for selectionSet in selectionSets {
