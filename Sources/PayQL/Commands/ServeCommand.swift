@@ -5,6 +5,7 @@ import GraphQL
 import GraphQLHTTP
 import HTTPServer
 import JSON
+import Postgres
 
 /// `payql serve`: GraphQL over HTTP with the operations endpoints (docs/http.md).
 enum ServeCommand {
@@ -18,11 +19,16 @@ enum ServeCommand {
                        [--max-depth 20] [--max-aliases 30] [--max-root-fields 20] [--max-cost 10000]
                        [--default-list-size 10] [--log-level debug|info|warning|error|off]
                        [--workload DIR]   (serve a benchmark workload, e.g. ../shared/bench/graphql)
-    Every option also reads PAYQL_<NAME> from the environment (e.g. PAYQL_PORT).
+                       [--database-url URL | --data-dir .payql/postgres] [--migrations schema/migrations]
+                       [--migrate true|false] [--no-database]
+    Every option also reads PAYQL_<NAME> from the environment (e.g. PAYQL_PORT);
+    DATABASE_URL is read too. With no database URL, a private PostgreSQL cluster is
+    started in --data-dir and stopped on exit. Migrations run at start unless
+    --migrate false. --no-database (implied by --workload) serves without one.
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let options = try Options(arguments, flags: ["help"])
+        let options = try Options(arguments, flags: ["help", "no-database"])
         if try options.bool("help") || options.positional.first == "help" {
             print(usage)
             return 0
@@ -42,7 +48,9 @@ enum ServeCommand {
                 return 1
             }
         }
-        let handler = GraphQLHTTPHandler(schema: schema, configuration: settings.graphQL)
+        let database = try await openDatabase(options, settings)
+        let readiness = database.map { session in [ReadinessCheck(name: "postgres") { await session.readinessProblem() }] } ?? []
+        let handler = GraphQLHTTPHandler(schema: schema, configuration: settings.graphQL, readiness: readiness)
         for path in settings.persistedDocuments {
             let text = try readFile(path)
             handler.persistedQueries.register(text)
@@ -55,8 +63,29 @@ enum ServeCommand {
         let signal = await ServeSignals.waitForTermination()
         logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(server.activeRequests)))])
         await server.shutdown(gracePeriod: settings.shutdownGrace)
+        await database?.close()
         logEvent(settings, "stopped", [])
         return 0
+    }
+
+    /// Opens the database (embedded cluster unless a URL is given) and applies
+    /// the migrations; nil with `--no-database` or `--workload`.
+    private static func openDatabase(_ options: Options, _ settings: ServeSettings) async throws -> DatabaseSession? {
+        if try options.bool("no-database") || options.string("workload") != nil { return nil }
+        let logger = PostgresLogger { level, message in
+            guard let minimum = settings.logLevel, level >= .info, minimum <= .info || level >= .warning else { return }
+            logEvent(settings, message, [("component", "postgres")])
+        }
+        let session = try await DatabaseSession.open(options, logger: logger)
+        guard try options.bool("migrate", default: true) else { return session }
+        do {
+            let applied = try await session.migrate()
+            logEvent(settings, "migrations applied", [("count", .int(Int64(applied.count)))])
+        } catch {
+            await session.close()
+            throw error
+        }
+        return session
     }
 
     /// One JSON line on standard output for lifecycle events (not per request).
