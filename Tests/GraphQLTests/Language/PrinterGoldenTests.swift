@@ -18,12 +18,21 @@ import Testing
         #expect(formatOrError(input) == expected)
     }
 
-    /// Printing is a fixed point: print(parse(print(doc))) == print(doc).
-    @Test(arguments: names)
+    /// Printing is a fixed point: print(parse(print(doc))) == print(doc), except
+    /// for the one form graphql-js cannot read back either (next test).
+    @Test(arguments: names.filter { $0 != "mixed-bodiless-type-then-shorthand-query" })
     func printIsIdempotent(name: String) throws {
         let input = try LanguageFixtures.text("print", name + ".graphql")
         guard let document = try? Parser.parse(input) else { return }
         let printed = Printer.print(document)
         #expect(Printer.print(try Parser.parse(printed)) == printed)
+    }
+
+    /// `type T` then `query { a }` prints as `type T` and `{ a }`, which reads
+    /// back as one type with a body (and fails): graphql-js prints the same.
+    @Test func bodilessTypeThenShorthandQueryPrintsAsGraphQLJSDoes() throws {
+        let printed = Printer.print(try Parser.parse("type T query { a }"))
+        #expect(printed == "type T\n\n{\n  a\n}")
+        #expect(throws: GraphQLError.self) { try Parser.parse(printed) }
     }
 }
