@@ -35,12 +35,6 @@ struct ConnectionState {
     var heldCompletion: PostgresConnection.Completion?
     var closedError: PostgresError?
     var closeHandler: (@Sendable (PostgresConnection) -> Void)?
-    private var lastID: UInt64 = 0
-
-    mutating func allocateID() -> UInt64 {
-        lastID += 1
-        return lastID
-    }
 }
 
 extension PostgresConnection {

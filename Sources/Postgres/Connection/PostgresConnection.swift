@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Synchronization
 
 /// One connection to PostgreSQL over libpq, in pipeline mode and non-blocking.
 ///
@@ -13,8 +14,8 @@ import Foundation
 /// exclusive use that gives.
 ///
 /// `@unchecked Sendable`: every use of the `PGconn` and every mutable field is
-/// under `lock`; `conn`, `cancelHandle`, `socket`, `configuration` and `loop`
-/// are immutable after `init`; `deinit` runs when no thread can reach it.
+/// under `lock` (request ids come from an `Atomic`); `conn`, `cancelHandle`,
+/// `socket`, `configuration` and `loop` are immutable after `init`; `deinit` runs when no thread can reach it.
 public final class PostgresConnection: @unchecked Sendable {
     let conn: OpaquePointer
     let cancelHandle: OpaquePointer?
@@ -27,6 +28,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     let lock = NSLock()
     var state = ConnectionState()
+    /// Request ids (lock-free: taken before the request exists, for its cancellation handler).
+    private let lastRequestID = Atomic<UInt64>(0)
 
     private init(conn: OpaquePointer, configuration: PostgresConfiguration, loop: PostgresEventLoop) {
         self.conn = conn
@@ -129,7 +132,7 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(.invalidInput, message: "more than 65535 parameters", query: query.description)
         }
         try Task.checkCancellation()
-        let id = lock.withLock { state.allocateID() }
+        let id = lastRequestID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
                 let actions: ConnectionActions = lock.withLock {

@@ -91,11 +91,10 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
             swap(&batch, &jobs, under: lock)
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
             batch.removeAll(keepingCapacity: true)
-            let moreJobs = lock.withLock { !jobs.isEmpty }
-            let snapshot: [PostgresConnection]? = lock.withLock {
-                guard pollDirty else { return nil }
+            let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = lock.withLock {
+                guard pollDirty else { return (!jobs.isEmpty, nil) }
                 pollDirty = false
-                return Array(registrations.values)
+                return (!jobs.isEmpty, Array(registrations.values))
             }
             if let snapshot { watched = snapshot }
             fds.removeAll(keepingCapacity: true)
