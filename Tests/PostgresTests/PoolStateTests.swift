@@ -84,7 +84,7 @@ import Testing
         guard case .wait(let waiter) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected wait"); return }
         let closed = pool.shutdown()
         #expect(closed.waiters == [waiter])
-        #expect(pool.longLeases(olderThan: .zero, now: now + .seconds(1)).map(\.site).contains("leaker"))
+        #expect(pool.longLeases(olderThan: .zero, now: now + .seconds(1)).map(\.site.description).contains("leaker"))
         #expect(pool.release(slot: b, kind: .exclusive, broken: false, now: now).discard == "B")
         guard case .closed = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected closed"); return }
     }

@@ -8,7 +8,7 @@ struct PoolState<Connection> {
 
     enum Use: Equatable {
         case idle(since: ContinuousClock.Instant)
-        case leased(since: ContinuousClock.Instant, site: String)
+        case leased(since: ContinuousClock.Instant, site: LeaseSite)
         case shared(Int)
     }
 
@@ -42,7 +42,7 @@ struct PoolState<Connection> {
     private(set) var slots: [Int: Slot] = [:]
     private(set) var opening = 0
     private(set) var openingShared = 0
-    private(set) var waiters: [(id: Int, kind: Kind, site: String)] = []
+    private(set) var waiters: [(id: Int, kind: Kind, site: LeaseSite)] = []
     private(set) var closed = false
     private var lastID = 0
 
@@ -60,7 +60,7 @@ struct PoolState<Connection> {
     }
 
     /// A task wants a connection.
-    mutating func acquire(_ kind: Kind, site: String, now: ContinuousClock.Instant) -> Decision {
+    mutating func acquire(_ kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> Decision {
         if closed { return .closed }
         switch kind {
         case .exclusive:
@@ -85,7 +85,7 @@ struct PoolState<Connection> {
         return .wait(waiter: id)
     }
 
-    private mutating func takeIdle(for kind: Kind, site: String, now: ContinuousClock.Instant) -> Grant? {
+    private mutating func takeIdle(for kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> Grant? {
         // The most recently used idle connection: its socket and caches are warm.
         var best: (id: Int, since: ContinuousClock.Instant)?
         for (id, slot) in slots {
@@ -109,7 +109,7 @@ struct PoolState<Connection> {
     }
 
     /// A connection opened after an `.open` grant; it is in use by its opener. Returns grants for waiters.
-    mutating func opened(_ connection: Connection, kind: Kind, site: String, now: ContinuousClock.Instant) -> (slot: Int, grants: [(waiter: Int, Grant)]) {
+    mutating func opened(_ connection: Connection, kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> (slot: Int, grants: [(waiter: Int, Grant)]) {
         opening -= 1
         if kind == .shared { openingShared -= 1 }
         let id = nextID()
@@ -219,7 +219,7 @@ struct PoolState<Connection> {
     }
 
     /// Leases held for longer than `threshold`, with where they were taken.
-    func longLeases(olderThan threshold: Duration, now: ContinuousClock.Instant) -> [(site: String, held: Duration)] {
+    func longLeases(olderThan threshold: Duration, now: ContinuousClock.Instant) -> [(site: LeaseSite, held: Duration)] {
         slots.values.compactMap { slot in
             if case .leased(let since, let site) = slot.use, since.duration(to: now) > threshold { (site, since.duration(to: now)) } else { nil }
         }
@@ -240,3 +240,21 @@ struct PoolState<Connection> {
 }
 
 extension PoolState.Grant: Sendable where Connection: Sendable {}
+
+/// Where a connection was acquired (`#fileID` and `#line`), kept unformatted until a leak report needs it.
+struct LeaseSite: Equatable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    let file: String
+    let line: Int
+
+    init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    init(stringLiteral value: String) {
+        file = value
+        line = 0
+    }
+
+    var description: String { line == 0 ? file : "\(file):\(line)" }
+}

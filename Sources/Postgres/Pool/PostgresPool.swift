@@ -104,7 +104,7 @@ public final class PostgresPool: @unchecked Sendable {
         if startsTransactionControl(query.sql) {
             throw PostgresError(.invalidInput, message: "transaction control on a shared connection; use withTransaction or withConnection", query: query.description)
         }
-        let (slot, connection) = try await acquire(.shared, site: "\(file):\(line)")
+        let (slot, connection) = try await acquire(.shared, site: LeaseSite(file: file, line: line))
         defer { release(slot: slot, connection: connection, kind: .shared) }
         return try await connection.query(query)
     }
@@ -116,7 +116,7 @@ public final class PostgresPool: @unchecked Sendable {
         file: String = #fileID, line: Int = #line,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let (slot, connection) = try await acquire(.exclusive, site: "\(file):\(line)")
+        let (slot, connection) = try await acquire(.exclusive, site: LeaseSite(file: file, line: line))
         do {
             let result = try await body(connection)
             release(slot: slot, connection: connection, kind: .exclusive)
@@ -148,12 +148,12 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Leases held longer than `threshold`, with their `withConnection` call sites.
     public func longLeases(olderThan threshold: Duration) -> [(site: String, held: Duration)] {
-        lock.withLock { state.longLeases(olderThan: threshold, now: .now) }
+        lock.withLock { state.longLeases(olderThan: threshold, now: .now) }.map { ($0.site.description, $0.held) }
     }
 
     // MARK: - Acquire and release
 
-    private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: String) async throws -> (Int, PostgresConnection) {
+    private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
         while true {
             try Task.checkCancellation()
             let decision = lock.withLock { state.acquire(kind, site: site, now: .now) }
@@ -189,7 +189,7 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
-    private func open(_ kind: PoolState<PostgresConnection>.Kind, site: String) async throws -> (Int, PostgresConnection) {
+    private func open(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(configuration: configuration.connection)
@@ -248,7 +248,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func giveUp(_ waiter: Int, timedOut: Bool) {
-        let (continuation, leaks): (CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>?, [(site: String, held: Duration)]) = lock.withLock {
+        let (continuation, leaks): (CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>?, [(site: LeaseSite, held: Duration)]) = lock.withLock {
             guard state.removeWaiter(waiter) else { return (nil, []) }
             timers.removeValue(forKey: waiter)?.cancel()
             return (waiting.removeValue(forKey: waiter), state.longLeases(olderThan: configuration.leakWarningAfter, now: .now))
