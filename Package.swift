@@ -69,8 +69,10 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strictSettings),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "JSON"], swiftSettings: strictSettings),
-        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
+        /// Test helpers shared by the HTTP test targets (a raw-socket HTTP/1.1 client).
+        .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "HTTPClient", "JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strictSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),

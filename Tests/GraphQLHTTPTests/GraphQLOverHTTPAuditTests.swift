@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import GraphQLHTTP
 import HTTPServer
 import JSON

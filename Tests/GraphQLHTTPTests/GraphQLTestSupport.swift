@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import GraphQL
 import GraphQLHTTP
 import HTTPServer

@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Glibc
 
 func timespecFor(milliseconds: Int) -> timespec {

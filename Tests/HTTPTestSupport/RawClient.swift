@@ -1,10 +1,11 @@
+// Shared by HTTPServerTests and GraphQLHTTPTests: a raw-socket HTTP/1.1 client.
 import Foundation
 import Glibc
-import HTTPServer
+public import HTTPServer
 
 /// Runs blocking socket work on a thread of its own: off the cooperative pool (whose
 /// threads the server's async handlers need) and off Dispatch's width-limited global queue.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
             continuation.resume(with: Result { try body() })
@@ -13,25 +14,25 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
-struct RawClientError: Error, CustomStringConvertible {
-    let description: String
+public struct RawClientError: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// A response as read off the wire.
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: [UInt8]
-    var text: String { String(decoding: body, as: UTF8.self) }
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// A blocking TCP client on loopback that speaks just enough HTTP/1.1 to test
 /// a server, including the malformed and slow requests a real client never sends.
-final class RawConnection {
+public final class RawConnection {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Double = 10) throws {
+    public init(port: Int, timeout: Double = 10) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawClientError(description: "socket failed") }
         var address = sockaddr_in()
@@ -52,15 +53,15 @@ final class RawConnection {
 
     deinit { Glibc.close(descriptor) }
 
-    func setTimeout(_ seconds: Double) {
+    public func setTimeout(_ seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -83,7 +84,7 @@ final class RawConnection {
     }
 
     /// Reads one response (Content-Length or chunked body).
-    func readResponse() throws -> RawResponse {
+    public func readResponse() throws -> RawResponse {
         var headerEnd: Int? = nil
         while headerEnd == nil {
             headerEnd = findHeaderEnd()
@@ -131,7 +132,7 @@ final class RawConnection {
     }
 
     /// True when the server closes the connection (before the timeout) without sending anything.
-    func waitForClose() throws -> (closed: Bool, received: [UInt8]) {
+    public func waitForClose() throws -> (closed: Bool, received: [UInt8]) {
         while true {
             do {
                 if try !fill() { return (true, buffer) }
@@ -156,7 +157,7 @@ final class RawConnection {
     }
 
     /// One request/response on this connection.
-    func exchange(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawResponse {
+    public func exchange(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawResponse {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
@@ -167,7 +168,7 @@ final class RawConnection {
 }
 
 /// One request on a fresh connection.
-func request(
+public func request(
     port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
 ) async throws -> RawResponse {
     try await offPool {
