@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,8 @@ import Glibc
 /// in a directory named after this process, and stopped at process exit.
 /// Each test gets its own schema, so tests run in parallel.
 enum TestDatabase {
-    /// Clusters started by this process, stopped by the `atexit` handler.
-    private static let startedClusters = NSLock()
-    nonisolated(unsafe) private static var clusterDirectories: [String] = []
+    /// Clusters started by this process (data and socket directories), stopped by the `atexit` handler.
+    private static let startedClusters = Mutex<[(data: String, socket: String)]>([])
 
     private static let shared = Task<EmbeddedPostgres, any Error> {
         cleanStaleClusters()
@@ -28,9 +28,9 @@ enum TestDatabase {
         configuration.dataDirectory = processDirectory + "/" + name
         configuration.serverSettings = ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200"]
         let cluster = try await EmbeddedPostgres.start(configuration)
-        startedClusters.withLock {
-            if clusterDirectories.isEmpty { atexit { TestDatabase.stopAllClusters() } }
-            clusterDirectories.append(cluster.dataDirectory)
+        startedClusters.withLock { clusters in
+            if clusters.isEmpty { atexit { TestDatabase.stopAllClusters() } }
+            clusters.append((cluster.dataDirectory, cluster.socketDirectory))
         }
         return cluster
     }
@@ -62,9 +62,12 @@ enum TestDatabase {
 
     /// Stops every cluster this process started (`pg_ctl stop -m immediate`, synchronously: we are exiting).
     static func stopAllClusters() {
-        let directories = startedClusters.withLock { clusterDirectories }
+        let directories = startedClusters.withLock { $0 }
         guard let bin = try? binDirectory() else { return }
-        for directory in directories { stopCluster(directory: directory, bin: bin) }
+        for directory in directories {
+            stopCluster(directory: directory.data, bin: bin)
+            _ = rmdir(directory.socket)
+        }
         try? FileManager.default.removeItem(atPath: processDirectory)
     }
 
