@@ -5,6 +5,7 @@ public struct PostgresLogger: Sendable {
     /// Severity.
     public enum Level: Int, Sendable, Comparable {
         case debug, info, warning, error
+        /// Severity order: debug < info < warning < error.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 

@@ -80,8 +80,11 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
         return (0..<storage.columnCount).map(storage.columnName)
     }
 
+    /// The first row's index, 0.
     public var startIndex: Int { 0 }
+    /// The number of rows.
     public var endIndex: Int { storage?.rowCount ?? 0 }
+    /// The row at `position` (0-based).
     public subscript(position: Int) -> PostgresRow {
         precondition(position >= 0 && position < endIndex, "row index out of range")
         // storage is non-nil whenever endIndex > 0.

@@ -19,7 +19,9 @@ package struct ProcessRunner: Sendable {
 
     /// Exit status (128 + signal when killed) and combined output.
     package struct Output {
+        /// The exit status, or 128 + the signal number.
         package var status: Int32
+        /// Standard output and error, interleaved.
         package var text: String
     }
 

@@ -28,6 +28,7 @@ public struct PostgresPoolConfiguration: Sendable {
 public struct PostgresPoolStatistics: Sendable, Equatable {
     /// Connections open (idle + leased + shared).
     public var open: Int
+    /// Open and unused.
     public var idle: Int
     /// Held exclusively by `withConnection`/`withTransaction`.
     public var leased: Int

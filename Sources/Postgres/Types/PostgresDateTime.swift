@@ -19,6 +19,7 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, CustomStringCon
     /// The instant as a `Date` (sub-microsecond rounding may apply).
     public var date: Date { Date(timeIntervalSince1970: Double(microsecondsSinceEpoch) / 1_000_000) }
 
+    /// Earlier instants first.
     public static func < (lhs: PostgresTimestamp, rhs: PostgresTimestamp) -> Bool {
         lhs.microsecondsSinceEpoch < rhs.microsecondsSinceEpoch
     }
@@ -103,6 +104,7 @@ public struct PostgresDate: Hashable, Comparable, Sendable, CustomStringConverti
         return (Int(civil.year), Int(civil.month), Int(civil.day))
     }
 
+    /// Earlier days first.
     public static func < (lhs: PostgresDate, rhs: PostgresDate) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
 
     /// `YYYY-MM-DD`.
