@@ -69,13 +69,13 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strictSettings),
-        /// Test helpers shared by the HTTP test targets (a raw-socket HTTP/1.1 client).
+        /// Test helpers shared by test targets: a raw-socket HTTP/1.1 client, serialised child-process launches.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "HTTPClient", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strictSettings),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer"], swiftSettings: strictSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
     ]
 )

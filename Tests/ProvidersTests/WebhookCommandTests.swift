@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTestSupport
 import Testing
 @testable import Providers
 
@@ -33,7 +34,7 @@ import Testing
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try launchSerially(process)
         input.fileHandleForWriting.write(Data(stdin))
         try input.fileHandleForWriting.close()
         // Blocks this thread until the child exits: these tests are short and

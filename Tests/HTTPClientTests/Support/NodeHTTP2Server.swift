@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 
 /// A TLS server that offers HTTP/2 (and HTTP/1.1) on 127.0.0.1, run by Node's `http2`
 /// module with a throw-away self-signed certificate made by the `openssl` command.
@@ -45,7 +46,7 @@ final class NodeHTTP2Server: Sendable {
         ]
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
+        try launchSerially(openssl)
         openssl.waitUntilExit()
         guard openssl.terminationStatus == 0 else { throw POSIXFailure("openssl req") }
 
@@ -57,7 +58,7 @@ final class NodeHTTP2Server: Sendable {
         process.arguments = [scriptPath, key, certificatePath]
         process.standardOutput = output
         process.standardInput = Pipe() // closing it (stop) ends the server even if we crash
-        try process.run()
+        try launchSerially(process)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
