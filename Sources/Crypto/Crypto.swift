@@ -5,12 +5,15 @@ internal import COpenSSL
 /// Every function here is a one-shot call over bytes already in memory; none
 /// keeps state between calls, so all are safe from any thread.
 public enum Digest: Sendable {
+    /// Legacy: only for provider signatures that require it (Instamojo's HMAC-SHA1 `mac`).
+    case sha1
     case sha256
     case sha512
 
     /// Length of the digest in bytes.
     public var byteCount: Int {
         switch self {
+        case .sha1: 20
         case .sha256: 32
         case .sha512: 64
         }
@@ -18,6 +21,7 @@ public enum Digest: Sendable {
 
     fileprivate var evp: OpaquePointer? {
         switch self {
+        case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()
         case .sha512: EVP_sha512()
         }

@@ -77,7 +77,7 @@ enum WebhookVerifier {
         switch signed.scheme {
         case .hmacSHA256Hex: expected = Encoding.hex(Crypto.hmac(.sha256, key: key, message: signed.message))
         case .hmacSHA256Base64: expected = Encoding.base64(Crypto.hmac(.sha256, key: key, message: signed.message))
-        case .hmacSHA1Hex: expected = Encoding.hex(SHA1.hmac(key: key, message: signed.message))
+        case .hmacSHA1Hex: expected = Encoding.hex(Crypto.hmac(.sha1, key: key, message: signed.message))
         }
         return Crypto.constantTimeEquals(Array(expected.utf8), Array(signed.presentedSignature.utf8))
             ? .valid : .invalid("signature mismatch")

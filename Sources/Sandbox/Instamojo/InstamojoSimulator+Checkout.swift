@@ -170,7 +170,7 @@ extension InstamojoSimulator {
             ("purpose", paymentRequest?.purpose ?? order?.description ?? ""), ("shorturl", ""),
             ("status", succeeded ? "Credit" : "Failed"),
         ]
-        fields.append(("mac", SHA1.instamojoMAC(fields: fields, salt: credentials.instamojoPrivateSalt)))
+        fields.append(("mac", InstamojoMAC.compute(fields: fields, salt: credentials.instamojoPrivateSalt)))
         return WebhookMessage(provider: .instamojo, event: succeeded ? "Credit" : "Failed",
                               headers: [("Content-Type", "application/x-www-form-urlencoded")],
                               body: Form.encode(fields), orderURL: paymentRequest?.webhook ?? order?.webhookURL)

@@ -3,6 +3,6 @@
 /// The few internals the HTTP tests reuse (each is checked against the vectors in SandboxPartsTests).
 enum SandboxTestAccess {
     static func instamojoMAC(fields: [(String, String)], salt: String) -> String {
-        SHA1.instamojoMAC(fields: fields, salt: salt)
+        InstamojoMAC.compute(fields: fields, salt: salt)
     }
 }
