@@ -4,6 +4,7 @@
 ///
 /// ``GraphQLEngine`` is the front door: one per schema, shared by every request.
 public import JSON
+import Synchronization
 
 /// One GraphQL request as a client sends it.
 public struct GraphQLRequest: Sendable {
@@ -99,6 +100,60 @@ public final class GraphQLEngine: Sendable {
             loaders: loaders
         )
         return await GraphQL.execute(schema: schema, request: executionRequest, plans: prepared.plans)
+    }
+}
+
+extension GraphQLEngine {
+    /// Runs a prepared request as far as it goes without waiting. A query whose
+    /// resolvers all return at once is finished here, on the caller's thread, with
+    /// no task created; otherwise (async or deferred resolvers, mutations) the
+    /// started execution is handed back to be finished in a task. Resolvers run
+    /// exactly once either way.
+    public func executeImmediately(
+        _ prepared: PreparedDocument,
+        request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) -> ImmediateExecution {
+        guard prepared.errors.isEmpty, let document = prepared.document else {
+            return .finished(GraphQLResponse(data: nil, errors: prepared.errors))
+        }
+        let executionRequest = ExecutionRequest(
+            document: document, operationName: request.operationName, variables: request.variables,
+            context: context, rootValue: rootValue, loaders: loaders)
+        switch startExecution(schema: schema, request: executionRequest, plans: prepared.plans) {
+        case .finished(let result): return .finished(result)
+        case .running(let running): return .pending(PendingExecution(running))
+        }
+    }
+}
+
+/// What ``GraphQLEngine/executeImmediately(_:request:context:rootValue:loaders:)`` got to.
+public enum ImmediateExecution: Sendable {
+    /// The response, computed without waiting.
+    case finished(GraphQLResponse)
+    /// Work that must be awaited: call ``PendingExecution/finish()`` once.
+    case pending(PendingExecution)
+}
+
+/// An execution started synchronously whose remaining work must be awaited.
+///
+/// The started execution is moved into a mutex at creation (region-checked
+/// `sending`) and taken out exactly once, by the one `finish()` call that gets it.
+public final class PendingExecution: Sendable {
+    private let state: Mutex<RunningExecution?>
+
+    init(_ running: sending RunningExecution) {
+        state = Mutex(running)
+    }
+
+    /// Awaits the remaining work and returns the response. A second call gets an error response.
+    public func finish() async -> GraphQLResponse {
+        guard let running = state.withLock({ $0.take() }) else {
+            return GraphQLResponse(data: nil, errors: [GraphQLError("This execution was already finished.")])
+        }
+        return await running.finish()
     }
 }
 

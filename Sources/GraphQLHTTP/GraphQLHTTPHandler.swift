@@ -9,7 +9,9 @@ import Synchronization
 /// Everything before execution — routing, negotiation, decoding, persisted
 /// queries, the document cache, validation, limits — runs synchronously, so
 /// requests refused there (and the operations endpoints) are answered on the
-/// server thread without suspending. Execution runs as async Swift code.
+/// server thread without suspending. With an `.immediate` context provider (the
+/// default) execution starts there too: a query whose resolvers all return at
+/// once is answered with no task; work that must wait continues in a task.
 public final class GraphQLHTTPHandler: HTTPHandler {
     /// The schema served.
     public let schema: GraphQLSchema
@@ -23,7 +25,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     public let engine: GraphQLEngine
 
     let readinessChecks: [ReadinessCheck]
-    private let contextProvider: @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable
+    private let contextProvider: GraphQLContextProvider
     private let rootValue: any Sendable
     /// Measures of recent (document, operation) pairs, with the size variables they were computed for.
     private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
@@ -36,12 +38,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ///   - metrics: registry to record into (and to serve at `/metrics`).
     ///   - readiness: checks `/readyz` runs; all must pass.
     ///   - context: builds each request's resolver context (e.g. from its API
-    ///     key); throwing refuses the request with that error's status.
+    ///     key); throwing refuses the request with that error's status. With an
+    ///     `.immediate` provider, queries that need no waiting are answered on the
+    ///     server thread.
     ///   - rootValue: what root resolvers receive as `source`.
     public init(
         schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
         readiness: [ReadinessCheck] = [],
-        context: @escaping @Sendable (HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable = { _ in JSONValue.null },
+        context: GraphQLContextProvider = .none,
         rootValue: any Sendable = JSONValue.null
     ) {
         self.schema = schema
@@ -103,8 +107,18 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 return response
             case .execute(var prepared):
                 prepared.started = started
-                request.handoff = prepared
-                return nil
+                guard case .immediate(let makeContext) = contextProvider else {
+                    request.handoff = Handoff.prepared(prepared)
+                    return nil
+                }
+                switch executeImmediately(prepared, request: request, makeContext: makeContext) {
+                case .answered(let response, let outcome):
+                    record(operation: prepared.operationLabel, outcome: outcome, since: started)
+                    return response
+                case .pending(let execution):
+                    request.handoff = Handoff.pending(prepared, execution)
+                    return nil
+                }
             }
         }
         switch request.path {
@@ -120,10 +134,17 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         inFlight.value.add(1, ordering: .relaxed)
         defer { inFlight.value.subtract(1, ordering: .relaxed) }
-        if let prepared = request.handoff as? Prepared {
+        switch request.handoff as? Handoff {
+        case .prepared(let prepared)?:
             let (response, outcome) = await execute(prepared, request: request)
             record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
             return response
+        case .pending(let prepared, let execution)?:
+            let (response, outcome) = respond(await execution.finish(), prepared: prepared)
+            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            return response
+        case nil:
+            break
         }
         let started = ContinuousClock.now
         switch prepare(request) {
@@ -148,6 +169,19 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var parameters: GraphQLRequestParameters
         var mediaType: GraphQLMediaType
         var operationLabel: String
+    }
+
+    /// What the fast path leaves for `handle(_:)`.
+    enum Handoff: Sendable {
+        /// Prepared, not executed (the context provider is async).
+        case prepared(Prepared)
+        /// Started on the server thread; its async work remains.
+        case pending(Prepared, PendingExecution)
+    }
+
+    enum Immediate {
+        case answered(HTTPResponse, outcome: String)
+        case pending(PendingExecution)
     }
 
     enum Preparation {
@@ -252,10 +286,38 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         return fresh
     }
 
+    /// Executes on the calling (server) thread as far as the operation goes without waiting.
+    private func executeImmediately(
+        _ prepared: Prepared, request: HTTPRequest,
+        makeContext: @Sendable (HTTPRequest) throws(GraphQLHTTPError) -> any Sendable
+    ) -> Immediate {
+        let context: any Sendable
+        do {
+            context = try makeContext(request)
+        } catch {
+            let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
+            return .answered(failure, outcome: error.status >= 500 ? "server_error" : "request_error")
+        }
+        inFlight.value.add(1, ordering: .relaxed)
+        defer { inFlight.value.subtract(1, ordering: .relaxed) }
+        let started = engine.executeImmediately(
+            prepared.prepared,
+            request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
+                                    variables: prepared.parameters.variables),
+            context: context, rootValue: rootValue)
+        switch started {
+        case .finished(let result):
+            let (response, outcome) = respond(result, prepared: prepared)
+            return .answered(response, outcome: outcome)
+        case .pending(let execution):
+            return .pending(execution)
+        }
+    }
+
     func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
         let context: any Sendable
         do {
-            context = try await contextProvider(request)
+            context = try await contextProvider.context(for: request)
         } catch {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return (failure, error.status >= 500 ? "server_error" : "request_error")

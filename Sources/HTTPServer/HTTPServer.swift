@@ -72,9 +72,11 @@ public final class HTTPServer: Sendable {
 
     /// How requests were answered since start: `inline` without suspending the
     /// connection (the fast path, or a handler that never suspended), `suspended`
-    /// through suspend → task → resume.
-    public var dispatchCounts: (inline: Int, suspended: Int) {
-        (core.answeredInline.load(ordering: .relaxed), core.suspensions.load(ordering: .relaxed))
+    /// through suspend → task → resume; `tasks` counts the requests that needed a
+    /// task at all (the fast path `respondImmediately(to:)` answered the others).
+    public var dispatchCounts: (inline: Int, suspended: Int, tasks: Int) {
+        (core.answeredInline.load(ordering: .relaxed), core.suspensions.load(ordering: .relaxed),
+         core.tasksStarted.load(ordering: .relaxed))
     }
 
     /// Stops accepting connections, lets in-flight requests finish for up to

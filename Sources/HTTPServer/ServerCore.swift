@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
     let answeredInline = Atomic<Int>(0)
     /// Requests whose connection was suspended while the handler worked.
     let suspensions = Atomic<Int>(0)
+    /// Requests handed to `handle(_:)` in a task (the fast path did not answer them).
+    let tasksStarted = Atomic<Int>(0)
     private let idPrefix: String
 
     init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?) {
@@ -157,6 +159,7 @@ final class ServerCore: Sendable {
         // suspend/resume; otherwise the connection is suspended until it finishes.
         context.phase = .waiting
         context.outcome.withLock { $0 = .running }
+        tasksStarted.add(1, ordering: .relaxed)
         let task = Task.immediate { [self, request] in
             let response = await handler.handle(request)
             finish(context, with: response)

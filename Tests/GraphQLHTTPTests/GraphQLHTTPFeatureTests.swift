@@ -157,6 +157,68 @@ import Testing
     }
 }
 
+/// Where requests execute: on the server thread when nothing waits, in a task otherwise.
+@Suite struct GraphQLHTTPDispatchTests {
+    @Test func synchronousQueriesNeedNoTask() async throws {
+        try await withGraphQLServer { server in
+            for _ in 0..<4 {
+                let response = try await server.post(json: ["query": "{ hello orders(first: 2) { id items { sku } } }"])
+                #expect(response.status == 200)
+                #expect(response.json["data"]?["orders"]?.arrayValue?.count == 2)
+            }
+            #expect(server.server.dispatchCounts.tasks == 0)
+            #expect(server.server.dispatchCounts.inline == 4)
+        }
+    }
+
+    @Test func asyncResolversAndMutationsContinueInATask() async throws {
+        try await withGraphQLServer { server in
+            let slow = try await server.post(json: ["query": "{ hello slow(milliseconds: 20) }"])
+            #expect(slow.json["data"]?["slow"] == "waited 20 ms")
+            #expect(slow.json["data"]?["hello"] == "Hello, world!")
+            let created = try await server.post(json: ["query": "mutation { createOrder(amountMinor: 4200) { id amountMinor } }"])
+            #expect(created.json["data"]?["createOrder"]?["amountMinor"] == 4200)
+            let listed = try await server.post(json: ["query": "{ orders(first: 10) { id } }"])
+            #expect(listed.json["data"]?["orders"]?.arrayValue?.count == 4)
+            #expect(server.server.dispatchCounts.tasks == 2)
+            #expect(server.server.dispatchCounts.suspended >= 1)
+        }
+    }
+
+    @Test func asyncContextProviderRunsEveryRequestInATaskAndCanRefuse() async throws {
+        let provider = GraphQLContextProvider.async { (request: HTTPRequest) async throws(GraphQLHTTPError) -> any Sendable in
+            try? await Task.sleep(for: .milliseconds(1))
+            guard request.headers["authorization"] == "Bearer good" else {
+                throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "A valid API key is required.")
+            }
+            return JSONValue.string("caller")
+        }
+        try await withGraphQLServer(context: provider) { server in
+            let refused = try await server.post(json: ["query": "{ hello }"])
+            #expect(refused.status == 401)
+            #expect(refused.firstErrorCode == "UNAUTHENTICATED")
+            let allowed = try await server.post(json: ["query": "{ hello }"], headers: [("authorization", "Bearer good")])
+            #expect(allowed.json["data"]?["hello"] == "Hello, world!")
+            #expect(server.server.dispatchCounts.tasks == 2)
+        }
+    }
+
+    @Test func immediateContextProviderCanRefuseWithoutATask() async throws {
+        let provider = GraphQLContextProvider.immediate { (request: HTTPRequest) throws(GraphQLHTTPError) -> any Sendable in
+            guard request.headers["authorization"] != nil else {
+                throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "A valid API key is required.")
+            }
+            return JSONValue.null
+        }
+        try await withGraphQLServer(context: provider) { server in
+            let refused = try await server.post(json: ["query": "{ hello }"])
+            #expect(refused.status == 401)
+            #expect(refused.firstErrorCode == "UNAUTHENTICATED")
+            #expect(server.server.dispatchCounts.tasks == 0)
+        }
+    }
+}
+
 @Suite struct GraphQLHTTPPartsTests {
     @Test func negotiation() {
         #expect(GraphQLMediaType.negotiate(accept: nil) == .json)

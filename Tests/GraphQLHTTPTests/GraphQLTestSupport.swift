@@ -28,8 +28,8 @@ struct GraphQLServer {
     }
 
     /// POST a GraphQL request object.
-    func post(json: JSONValue, accept: String? = "application/json") async throws -> RawResponse {
-        try await post(JSONWriter.string(json), accept: accept)
+    func post(json: JSONValue, accept: String? = "application/json", headers: [(String, String)] = []) async throws -> RawResponse {
+        try await post(JSONWriter.string(json), accept: accept, headers: headers)
     }
 
     /// GET /graphql with query items (encoded here).
@@ -63,9 +63,11 @@ func percentEncode(_ text: String) -> String {
 func withGraphQLServer<T>(
     _ configuration: GraphQLHTTPConfiguration = GraphQLHTTPConfiguration(schemaSDL: ExampleSchema.sdl),
     logger: (any RequestLogger)? = nil, readiness: [ReadinessCheck] = [], limits: HTTPServerConfiguration.Limits = .init(),
+    context: GraphQLContextProvider = .none,
     _ body: (GraphQLServer) async throws -> T
 ) async throws -> T {
-    let handler = GraphQLHTTPHandler(schema: try ExampleSchema.make(), configuration: configuration, readiness: readiness)
+    let handler = GraphQLHTTPHandler(
+        schema: try ExampleSchema.make(), configuration: configuration, readiness: readiness, context: context)
     let server = try HTTPServer(configuration: HTTPServerConfiguration(limits: limits, logger: logger), handler: handler)
     let running = GraphQLServer(server: server, handler: handler)
     do {

@@ -10,16 +10,59 @@ public func execute(schema: GraphQLSchema, request: ExecutionRequest) async -> E
 
 /// Executes with plans cached per document (see ``PreparedDocument``).
 func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) async -> ExecutionResult {
+    switch startExecution(schema: schema, request: request, plans: plans) {
+    case .finished(let result):
+        return result
+    case .running(let running):
+        return await running.finish()
+    }
+}
+
+/// An execution begun without waiting: finished, or with work that must be awaited.
+enum ExecutionStart {
+    case finished(ExecutionResult)
+    case running(RunningExecution)
+}
+
+/// The part of an execution left after its synchronous start: pending async work
+/// of a query, or a whole mutation (whose root fields run one after the other).
+struct RunningExecution {
+    enum Stage {
+        case draining(ResultNode)
+        case mutation(SelectionPlan, rootValue: any Sendable)
+    }
+
+    var executor: Executor
+    let stage: Stage
+
+    /// Awaits the remaining work and assembles the result.
+    consuming func finish() async -> ExecutionResult {
+        let data: JSONValue
+        switch stage {
+        case .draining(let node):
+            await executor.drain()
+            data = node.finish() ?? .null
+        case .mutation(let root, let rootValue):
+            data = await executor.executeSerially(root, rootValue: rootValue)
+        }
+        return ExecutionResult(data: data, errors: executor.errors)
+    }
+}
+
+/// Selects the operation, coerces variables, plans (or reuses the cached plan) and
+/// completes every field that needs no waiting. A query whose resolvers all return
+/// at once finishes here; anything else comes back as ``RunningExecution``.
+func startExecution(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) -> ExecutionStart {
     let document = request.document
     let operation: OperationDefinition
     switch selectOperation(in: document, named: request.operationName) {
     case .success(let found): operation = found
-    case .failure(let error): return ExecutionResult(data: nil, errors: [error])
+    case .failure(let error): return .finished(ExecutionResult(data: nil, errors: [error]))
     }
     let variables: JSONObject
     switch coerceVariableValues(schema: schema, operation: operation, inputs: request.variables, source: document.source) {
     case .success(let coerced): variables = coerced
-    case .failure(let failure): return ExecutionResult(data: nil, errors: failure.errors)
+    case .failure(let failure): return .finished(ExecutionResult(data: nil, errors: failure.errors))
     }
     let rootType: GraphQLObjectType?
     switch operation.operation {
@@ -32,7 +75,7 @@ func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?
             "Schema is not configured to execute \(operation.operation.rawValue) operation.",
             locations: document.source.locations(at: [operation.loc.start])
         )
-        return ExecutionResult(data: nil, errors: [error])
+        return .finished(ExecutionResult(data: nil, errors: [error]))
     }
 
     let plan: OperationPlan
@@ -48,28 +91,26 @@ func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?
         do {
             plan = try planner.plan(operation, rootType: rootType)
         } catch {
-            return ExecutionResult(data: nil, errors: [GraphQLError(error.message)])
+            return .finished(ExecutionResult(data: nil, errors: [GraphQLError(error.message)]))
         }
         if let key { plans?.store(plan, for: key) }
     }
 
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
     var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, plan: plan)
-    let data: JSONValue
     if operation.operation == .mutation {
-        data = await executor.executeSerially(plan.root, rootValue: request.rootValue)
-    } else {
-        switch executor.executeFields(plan.root, source: Executor.objectSource(request.rootValue)) {
-        case .value(let value):
-            data = value
-        case .node(let node):
-            await executor.drain()
-            data = node.finish() ?? .null
-        case .pending, .failed:
-            data = .null
-        }
+        return .running(RunningExecution(executor: executor, stage: .mutation(plan.root, rootValue: request.rootValue)))
     }
-    return ExecutionResult(data: data, errors: executor.errors)
+    let data: JSONValue
+    switch executor.executeFields(plan.root, source: Executor.objectSource(request.rootValue)) {
+    case .value(let value):
+        data = value
+    case .node(let node):
+        return .running(RunningExecution(executor: executor, stage: .draining(node)))
+    case .pending, .failed:
+        data = .null
+    }
+    return .finished(ExecutionResult(data: data, errors: executor.errors))
 }
 
 /// Picks the operation to run (spec §6.1 "GetOperation").
