@@ -201,6 +201,12 @@ public final class Histogram: RenderableMetric {
         var counts: [UInt64]
         var sum: Double = 0
         var count: UInt64 = 0
+
+        mutating func record(_ bucket: Int, _ value: Double) {
+            counts[bucket] += 1
+            sum += value
+            count += 1
+        }
     }
 
     init(name: String, help: String, labelNames: [String], buckets: [Double], maxSeries: Int) {
@@ -215,13 +221,11 @@ public final class Histogram: RenderableMetric {
     public func observe(_ value: Double, _ labels: [String] = []) {
         var key = LabelSet.key(labels, names: labelNames)
         let bucket = buckets.firstIndex { value <= $0 } ?? buckets.count
+        let bucketCount = buckets.count + 1
         series.withLock { series in
-            if series[key] == nil, series.count >= maxSeries { key = key.map { _ in "__other__" } }
-            var entry = series[key] ?? Series(counts: Array(repeating: 0, count: buckets.count + 1))
-            entry.counts[bucket] += 1
-            entry.sum += value
-            entry.count += 1
-            series[key] = entry
+            if series.count >= maxSeries, series[key] == nil { key = key.map { _ in "__other__" } }
+            // Updated in place: no copy of the series' counts per observation.
+            series[key, default: Series(counts: Array(repeating: 0, count: bucketCount))].record(bucket, value)
         }
     }
 
