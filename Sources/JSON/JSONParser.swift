@@ -223,38 +223,44 @@ private struct Reader {
         return .object(object)
     }
 
-    /// Reads a string starting at its opening quote.
+    /// Reads a string starting at its opening quote. Plain runs are skipped eight
+    /// bytes at a time and copied in one piece; only escapes go byte by byte.
     mutating func parseString() throws(JSONError) -> String {
         let start = position + 1
         var cursor = start
-        // Fast path: no escapes, so the bytes are the string.
-        while cursor < bytes.count {
-            let byte = bytes[cursor]
-            if byte == UInt8(ascii: "\"") {
-                position = cursor + 1
-                return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<cursor]), at: start)
+        var runStart = start
+        var escaped = false
+        // The OR of every raw byte: its high bit says whether any is non-ASCII.
+        var seen: UInt64 = 0
+        while true {
+            // Skip plain bytes: whole words first, then one at a time.
+            while cursor + 8 <= bytes.count {
+                let word = ByteScan.word(bytes, at: cursor)
+                if ByteScan.hasStringSpecial(word) { break }
+                seen |= word
+                cursor += 8
             }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw error(.syntax, "control character in string", at: cursor) }
-            cursor += 1
-        }
-        guard cursor < bytes.count else { throw error(.syntax, "unterminated string", at: start - 1) }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<cursor]))
-        while cursor < bytes.count {
-            let byte = bytes[cursor]
-            if byte == UInt8(ascii: "\"") {
-                position = cursor + 1
-                return try scratch.withUnsafeBufferPointer { buffer throws(JSONError) in try makeString(buffer, at: start) }
-            }
-            if byte < 0x20 { throw error(.syntax, "control character in string", at: cursor) }
-            if byte != UInt8(ascii: "\\") {
-                scratch.append(byte)
+            while cursor < bytes.count, !ByteScan.isStringSpecial(bytes[cursor]) {
+                seen |= UInt64(bytes[cursor])
                 cursor += 1
-                continue
             }
+            guard cursor < bytes.count else { throw error(.syntax, "unterminated string", at: start - 1) }
+            let byte = bytes[cursor]
+            if byte == UInt8(ascii: "\"") {
+                position = cursor + 1
+                let ascii = !ByteScan.hasNonASCII(seen)
+                if !escaped { return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<cursor]), ascii: ascii, at: start) }
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
+                return try scratch.withUnsafeBufferPointer { buffer throws(JSONError) in try makeString(buffer, ascii: ascii, at: start) }
+            }
+            if byte != UInt8(ascii: "\\") { throw error(.syntax, "control character in string", at: cursor) }
+            if !escaped {
+                escaped = true
+                scratch.removeAll(keepingCapacity: true)
+            }
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
             cursor += 1
-            guard cursor < bytes.count else { break }
+            guard cursor < bytes.count else { throw error(.syntax, "unterminated string", at: start - 1) }
             let escape = bytes[cursor]
             cursor += 1
             switch escape {
@@ -287,17 +293,14 @@ private struct Reader {
             default:
                 throw error(.invalidEscape, "invalid escape sequence", at: cursor - 2)
             }
+            runStart = cursor
         }
-        throw error(.syntax, "unterminated string", at: start - 1)
     }
 
-    func makeString(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {
-        // ASCII needs no validation; anything else is checked to be UTF-8.
-        var ascii = true
-        for byte in buffer where byte >= 0x80 {
-            ascii = false
-            break
-        }
+    /// The string of `buffer`. `ascii` says the raw input bytes were all ASCII
+    /// (bytes decoded from `\u` escapes are valid UTF-8 by construction); anything
+    /// else is checked to be UTF-8.
+    func makeString(_ buffer: UnsafeBufferPointer<UInt8>, ascii: Bool, at offset: Int) throws(JSONError) -> String {
         if ascii { return String(decoding: buffer, as: UTF8.self) }
         guard let string = String(validating: buffer, as: UTF8.self) else {
             throw error(.invalidUTF8, "string is not valid UTF-8", at: offset)

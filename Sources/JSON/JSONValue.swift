@@ -36,17 +36,49 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         for (key, value) in elements { self[key] = value }
     }
 
+    /// An object made of parallel arrays of names and values (the executor shares
+    /// one names array between every result object of a selection). The names must
+    /// be distinct and as many as the values.
+    package init(keys: [String], values: [JSONValue]) {
+        precondition(keys.count == values.count, "JSONObject(keys:values:) needs one name per value")
+        self.keys = keys
+        self.values = values
+    }
+
     /// Number of members.
     public var count: Int { keys.count }
+
+    /// The position of the first member named `key`.
+    ///
+    /// Compares lengths before contents: most names differ in length, and a
+    /// length check is much cheaper than the standard library's full comparison
+    /// of two different strings.
+    @inlinable
+    public func index(forKey key: String) -> Int? {
+        let length = key.utf8.count
+        for position in keys.indices {
+            let name = keys[position]
+            if name.utf8.count == length && name == key { return position }
+        }
+        return nil
+    }
+
+    /// ``index(forKey:)`` trying position `hint` first (objects of one shape keep
+    /// their members in the same places, so a remembered position usually hits).
+    @inlinable
+    public func index(forKey key: String, hint: Int) -> Int? {
+        if hint >= 0, hint < keys.count, keys[hint] == key { return hint }
+        return index(forKey: key)
+    }
 
     /// The value of the first member named `key`; setting replaces it in place or appends.
     public subscript(key: String) -> JSONValue? {
         get {
-            guard let index = keys.firstIndex(of: key) else { return nil }
+            guard let index = index(forKey: key) else { return nil }
             return values[index]
         }
         set {
-            if let index = keys.firstIndex(of: key) {
+            if let index = index(forKey: key) {
                 if let newValue {
                     values[index] = newValue
                 } else {
