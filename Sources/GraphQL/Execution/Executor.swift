@@ -1,4 +1,5 @@
 import JSON
+import Synchronization
 
 /// A field value as far as it could be completed without waiting.
 enum Completed {
@@ -30,6 +31,12 @@ final class ResultNode {
         isList = false
         keys = object.keys
         slots = object.values.map(Slot.value)
+    }
+
+    init(keys: [String], values: [JSONValue]) {
+        isList = false
+        self.keys = keys
+        slots = values.map(Slot.value)
     }
 
     init(list: [JSONValue]) {
@@ -187,38 +194,140 @@ struct Executor {
 
     /// Executes a selection on `source` (spec §6.3 "ExecuteSelectionSet").
     mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource) -> Completed {
-        var object = JSONObject(capacity: selection.fields.count)
+        if case .json(let object) = source { return executeFields(selection, json: object) }
+        let fields = selection.fields
+        var values: [JSONValue] = []
+        values.reserveCapacity(fields.count)
         var node: ResultNode?
-        for plan in selection.fields {
+        for position in fields.indices {
+            let plan = fields[position]
             pushField(plan)
             let completed = executeField(plan, source: source)
-            switch completed {
-            case .value(let value):
-                if let node {
-                    node.keys.append(plan.responseKey)
-                    node.slots.append(.value(value))
-                } else {
-                    object.append(plan.responseKey, value)
-                }
-            case .failed:
-                pop()
-                return .failed
-            case .node(let child):
-                let target = node ?? ResultNode(object: object)
-                node = target
-                target.keys.append(plan.responseKey)
-                target.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
-            case .pending(let deferred):
-                let target = node ?? ResultNode(object: object)
-                node = target
-                target.keys.append(plan.responseKey)
-                target.slots.append(.pending)
-                pending.append(PendingWork(node: target, slot: target.slots.count - 1, level: 0, plan: plan, path: currentPath(), deferred: deferred))
-            }
+            let placed = placeField(completed, plan, position, selection, &values, &node)
             pop()
+            if !placed { return .failed }
         }
         if let node { return .node(node) }
-        return .value(.object(object))
+        return .value(.object(JSONObject(keys: selection.responseKeys, values: values)))
+    }
+
+    /// ``executeFields(_:source:)`` on a JSON object: properties are read in place
+    /// (at their remembered positions), leaf properties complete without a path step,
+    /// and the result shares the selection's array of response keys.
+    mutating func executeFields(_ selection: SelectionPlan, json object: JSONObject) -> Completed {
+        let fields = selection.fields
+        var values: [JSONValue] = []
+        values.reserveCapacity(fields.count)
+        var node: ResultNode?
+        for position in fields.indices {
+            let plan = fields[position]
+            if plan.isLeafProperty {
+                let completed = completeLeafProperty(plan, object)
+                if case .value(let value) = completed {
+                    if let node {
+                        node.keys.append(plan.responseKey)
+                        node.slots.append(.value(value))
+                    } else {
+                        values.append(value)
+                    }
+                    continue
+                }
+                return .failed
+            }
+            pushField(plan)
+            let completed: Completed
+            if plan.readsProperty {
+                if let index = propertyIndex(plan, object) {
+                    completed = completeJSONCatching(0, plan, object.values[index])
+                } else {
+                    completed = complete(0, plan, nil)
+                }
+            } else {
+                completed = executeField(plan, source: .json(object))
+            }
+            let placed = placeField(completed, plan, position, selection, &values, &node)
+            pop()
+            if !placed { return .failed }
+        }
+        if let node { return .node(node) }
+        return .value(.object(JSONObject(keys: selection.responseKeys, values: values)))
+    }
+
+    /// Stores a field's completion at `position`; false when the object itself fails.
+    /// The field's path step must still be pushed (pending work records it).
+    @inline(__always)
+    private mutating func placeField(_ completed: Completed, _ plan: FieldPlan, _ position: Int, _ selection: SelectionPlan,
+                                     _ values: inout [JSONValue], _ node: inout ResultNode?) -> Bool {
+        switch completed {
+        case .value(let value):
+            if let node {
+                node.keys.append(plan.responseKey)
+                node.slots.append(.value(value))
+            } else {
+                values.append(value)
+            }
+        case .failed:
+            return false
+        case .node(let child):
+            let target = node ?? ResultNode(keys: Array(selection.responseKeys[..<position]), values: values)
+            node = target
+            target.keys.append(plan.responseKey)
+            target.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
+        case .pending(let deferred):
+            let target = node ?? ResultNode(keys: Array(selection.responseKeys[..<position]), values: values)
+            node = target
+            target.keys.append(plan.responseKey)
+            target.slots.append(.pending)
+            pending.append(PendingWork(node: target, slot: target.slots.count - 1, level: 0, plan: plan, path: currentPath(), deferred: deferred))
+        }
+        return true
+    }
+
+    /// Where the default resolver finds `plan`'s property in `object`, trying the remembered position first.
+    @inline(__always)
+    func propertyIndex(_ plan: FieldPlan, _ object: JSONObject) -> Int? {
+        let hint = plan.propertyHint.load(ordering: .relaxed)
+        guard let index = object.index(forKey: plan.fieldName, hint: hint) else { return nil }
+        if index != hint { plan.propertyHint.store(index, ordering: .relaxed) }
+        return index
+    }
+
+    /// A leaf-typed property of a JSON object, completed without pushing a path
+    /// step (pushed only to record an error): the same outcome as
+    /// ``executeField(_:source:)`` followed by ``completeJSON(_:_:_:)``.
+    @inline(__always)
+    mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONObject) -> Completed {
+        let value: JSONValue
+        if let index = propertyIndex(plan, object) {
+            value = object.values[index]
+        } else {
+            value = .null
+        }
+        let serialized: JSONValue
+        if case .null = value {
+            serialized = .null
+        } else {
+            do {
+                switch plan.completion {
+                case .builtin(let builtin): serialized = try builtin.serializeJSON(value)
+                case .scalar(let scalar): serialized = try scalar.type.serializeJSON(value)
+                case .enum(let enumType): serialized = try enumType.type.serializeJSON(value)
+                case .object, .abstract, .invalid: serialized = .null
+                }
+            } catch {
+                return leafFailed(FieldError(error.message), plan)
+            }
+        }
+        if case .null = serialized, plan.shape.isNonNull(0) { return leafFailed(nonNullError(plan), plan) }
+        return .value(serialized)
+    }
+
+    /// Records an error of a leaf property completed without a path step.
+    private mutating func leafFailed(_ error: FieldError, _ plan: FieldPlan) -> Completed {
+        pushField(plan)
+        record(error, plan)
+        pop()
+        return plan.shape.isNonNull(0) ? .failed : .value(.null)
     }
 
     /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
@@ -228,8 +337,8 @@ struct Executor {
             // The default resolver: the property named like the field.
             switch source {
             case .json(let object):
-                guard let value = object[plan.fieldName] else { return complete(0, plan, nil) }
-                return completeJSONCatching(0, plan, value)
+                guard let index = propertyIndex(plan, object) else { return complete(0, plan, nil) }
+                return completeJSONCatching(0, plan, object.values[index])
             case .value(let value):
                 return complete(0, plan, Executor.property(of: value, plan.fieldName))
             }
@@ -368,15 +477,16 @@ struct Executor {
                 do { completed = .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .object(let selection):
                 if case .object(let object) = json {
-                    completed = executeFields(selection, source: .json(object))
+                    completed = executeFields(selection, json: object)
                 } else {
                     completed = executeFields(selection, source: .value(json))
                 }
             case .abstract(let abstract):
-                let selection = try runtimeSelection(of: json, abstract, plan)
                 if case .object(let object) = json {
-                    completed = executeFields(selection, source: .json(object))
+                    let selection = try runtimeSelection(ofJSON: object, abstract, plan)
+                    completed = executeFields(selection, json: object)
                 } else {
+                    let selection = try runtimeSelection(of: json, abstract, plan)
                     completed = executeFields(selection, source: .value(json))
                 }
             case .invalid:
@@ -444,9 +554,21 @@ struct Executor {
         return true
     }
 
+    /// ``runtimeSelection(of:_:_:)`` for a JSON object: without a type resolver,
+    /// reads its `__typename` in place (no boxing, no casts).
+    mutating func runtimeSelection(ofJSON object: JSONObject, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        guard abstract.resolveType == nil else { return try runtimeSelection(of: JSONValue.object(object), abstract, plan) }
+        let hint = abstract.typenameHint.load(ordering: .relaxed)
+        var name: String?
+        if let index = object.index(forKey: "__typename", hint: hint) {
+            if index != hint { abstract.typenameHint.store(index, ordering: .relaxed) }
+            if case .string(let found) = object.values[index] { name = found }
+        }
+        return try selection(named: name, abstract, plan)
+    }
+
     /// Spec §6.4.3 "ResolveAbstractType": the selection for the value's object type.
     mutating func runtimeSelection(of value: any Sendable, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
-        let abstractType = abstract.name
         let resolver = abstract.resolveType
         let name: String?
         if let resolver {
@@ -458,6 +580,12 @@ struct Executor {
         } else {
             name = Executor.typename(of: value)
         }
+        return try selection(named: name, abstract, plan)
+    }
+
+    /// The selection of the object type `name` an abstract value resolved to, or the error graphql-js gives.
+    func selection(named name: String?, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        let abstractType = abstract.name
         guard let name else {
             throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.parentTypeName).\(plan.fieldName)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }

@@ -7,8 +7,13 @@ import Synchronization
 /// that executes that document.
 final class SelectionPlan: Sendable {
     let fields: [FieldPlan]
+    /// The fields' response keys, shared by every result object of the selection.
+    let responseKeys: [String]
 
-    init(fields: [FieldPlan]) { self.fields = fields }
+    init(fields: [FieldPlan]) {
+        self.fields = fields
+        self.responseKeys = fields.map(\.responseKey)
+    }
 }
 
 /// One response key of a selection: the field definition, its resolver, its
@@ -33,6 +38,14 @@ final class FieldPlan: Sendable {
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     let constantArguments: Result<JSONObject, FieldError>?
     let completion: Completion
+    /// Read by the default resolver from the parent JSON object: no resolver, not `__typename`.
+    let readsProperty: Bool
+    /// A property whose named type is a leaf and whose type has no list at the top:
+    /// the executor completes it inline, without a path step.
+    let isLeafProperty: Bool
+    /// Where the property was last found in a parent JSON object (objects of one
+    /// shape keep members in the same places). Only a hint: always checked.
+    let propertyHint = Atomic<Int>(-1)
 
     /// How a field's named return type completes; payloads are single references.
     enum Completion: Sendable {
@@ -62,6 +75,11 @@ final class FieldPlan: Sendable {
         self.isTypename = definition.name == "__typename"
         self.constantArguments = constantArguments
         self.completion = completion
+        self.readsProperty = definition.resolver == nil && !isTypename
+        switch completion {
+        case .builtin, .scalar, .enum: isLeafProperty = readsProperty && !shape.isList(0)
+        case .object, .abstract, .invalid: isLeafProperty = false
+        }
     }
 }
 
@@ -110,6 +128,8 @@ final class AbstractPlan: Sendable {
     let name: String
     let resolveType: TypeResolver?
     let plans: [String: SelectionPlan]
+    /// Where `__typename` was last found in a JSON value (see ``FieldPlan/propertyHint``).
+    let typenameHint = Atomic<Int>(-1)
 
     init(name: String, resolveType: TypeResolver?, plans: [String: SelectionPlan]) {
         self.name = name
