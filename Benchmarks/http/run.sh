@@ -62,11 +62,18 @@ PY
 }
 
 RESULTS="$WORK/results.txt"
+declare -A SERVER_PID
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 bench() { # name port body
-  local line
+  local line before after cpu_us
+  before=$(cpu_ticks "${SERVER_PID[$2]}")
   line=$(WRK_BODY_FILE="$WORK/$3.json" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" --latency \
     -s Benchmarks/http/post.lua "http://127.0.0.1:$2/graphql" | grep '^RESULT')
-  echo "$1 $3 $line" | tee -a "$RESULTS"
+  after=$(cpu_ticks "${SERVER_PID[$2]}")
+  # The server's own CPU time (user + system) per request served: steadier than req/s on a shared machine.
+  cpu_us=$(python3 -c "import sys; t, r = int(sys.argv[1]), int(sys.argv[2]); print('%.1f' % (t / $(getconf CLK_TCK) * 1e6 / max(r, 1)))" \
+    "$((after - before))" "$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')")
+  echo "$1 $3 $line cpu_us=$cpu_us" | tee -a "$RESULTS"
 }
 
 run_server() { # name port command...
@@ -74,6 +81,7 @@ run_server() { # name port command...
   shift 2
   "$@" >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
+  SERVER_PID[$port]=$!
   wait_port "$port"
 }
 
@@ -104,11 +112,11 @@ for line in open(sys.argv[1]):
     rows.setdefault((name, body), []).append(values)
 def median(name, body, key):
     return statistics.median(float(v[key]) for v in rows[(name, body)])
-print(f"{'server':<22}{'request':<12}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}")
+print(f"{'server':<22}{'request':<12}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'CPU µs/req':>12}{'errors':>8}")
 for (name, body), runs in rows.items():
     errors = sum(int(v["errors"]) for v in runs)
     print(f"{name:<22}{body:<12}{median(name, body, 'rps'):>10.0f}{median(name, body, 'p50_ms'):>10.2f}"
-          f"{median(name, body, 'p99_ms'):>10.2f}{errors:>8}")
+          f"{median(name, body, 'p99_ms'):>10.2f}{median(name, body, 'cpu_us'):>12.1f}{errors:>8}")
 p, n, b = median("payql", "typename", "rps"), median("node-graphql-js", "typename", "rps"), median("bare-libmicrohttpd", "typename", "rps")
 pw, nw = median("payql", "workload", "rps"), median("node-graphql-js", "workload", "rps")
 print(f"payql / node, {{ __typename }}: {p / n:.2f}x (goal >= 2x)")
