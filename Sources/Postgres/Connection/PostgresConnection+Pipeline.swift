@@ -1,4 +1,5 @@
 internal import CLibPQ
+import Synchronization
 
 /// A statement waiting to be sent or answered.
 struct PendingRequest {
@@ -42,19 +43,21 @@ extension PostgresConnection {
     func pump() -> ConnectionActions {
         var actions = ConnectionActions()
         var sent = false
-        while state.closedError == nil, state.cancellingID == nil, !state.pending.isEmpty {
-            var request = state.pending[0]
-            if request.isScript {
+        while state.closedError == nil, state.cancellingID == nil, let next = state.pending.first {
+            if next.isScript {
                 guard state.inflight.isEmpty, !state.scriptRunning else { break }
                 guard PQexitPipelineMode(conn) == 1 else { return merge(actions, fail(connectionError())) }
-                guard PQsendQuery(conn, request.query.sql) == 1 else { return merge(actions, fail(connectionError())) }
+                guard PQsendQuery(conn, next.query.sql) == 1 else { return merge(actions, fail(connectionError())) }
                 state.scriptRunning = true
+                state.inflight.append(state.pending.removeFirst())
             } else {
                 guard !state.scriptRunning else { break }
-                guard send(&request) else { return merge(actions, fail(connectionError())) }
+                var request = state.pending.removeFirst()
+                let sentOK = send(&request)
+                // In `inflight` even if sending failed: `fail` then finds it there.
+                state.inflight.append(request)
+                guard sentOK else { return merge(actions, fail(connectionError())) }
             }
-            state.pending.removeFirst()
-            state.inflight.append(request)
             sent = true
         }
         if sent {
@@ -62,6 +65,7 @@ extension PostgresConnection {
             if flushed < 0 { return merge(actions, fail(connectionError())) }
             if flushed == 1, !state.needsFlush {
                 state.needsFlush = true
+                needsFlushFlag.store(true, ordering: .releasing)
                 actions.wakeLoop = true
             }
         }

@@ -30,6 +30,10 @@ public final class PostgresConnection: @unchecked Sendable {
     var state = ConnectionState()
     /// Request ids (lock-free: taken before the request exists, for its cancellation handler).
     private let lastRequestID = Atomic<UInt64>(0)
+    /// Mirrors `state.closedError != nil`, read without the lock (set once, under it, by `fail`).
+    let closedFlag = Atomic<Bool>(false)
+    /// Mirrors `state.needsFlush`, read by the event loop without the lock each time it polls.
+    let needsFlushFlag = Atomic<Bool>(false)
 
     private init(conn: OpaquePointer, configuration: PostgresConfiguration, loop: PostgresEventLoop) {
         self.conn = conn
@@ -81,7 +85,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether the connection was closed or lost; a closed connection fails every statement.
-    public var isClosed: Bool { lock.withLock { state.closedError != nil } }
+    public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
     /// Open, idle outside any transaction, with nothing in flight: safe to hand to someone else.
     var isReusable: Bool {
@@ -224,7 +228,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether the loop should wait for the socket to become writable.
-    var wantsWrite: Bool { lock.withLock { state.needsFlush && state.closedError == nil } }
+    var wantsWrite: Bool { needsFlushFlag.load(ordering: .acquiring) && !closedFlag.load(ordering: .acquiring) }
 
     /// Called by the event loop when the socket is ready.
     func handleIO(readable: Bool, writable: Bool) {
@@ -234,6 +238,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 let flushed = PQflush(conn)
                 if flushed < 0 { return fail(connectionError()) }
                 state.needsFlush = flushed == 1
+                needsFlushFlag.store(state.needsFlush, ordering: .releasing)
             }
             var actions = ConnectionActions()
             if readable {
@@ -267,6 +272,7 @@ public final class PostgresConnection: @unchecked Sendable {
         var actions = ConnectionActions()
         guard state.closedError == nil else { return actions }
         state.closedError = error
+        closedFlag.store(true, ordering: .releasing)
         for request in state.inflight + state.pending {
             if let result = request.result { PQclear(result) }
             if let continuation = request.continuation {

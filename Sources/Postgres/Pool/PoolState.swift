@@ -45,11 +45,22 @@ struct PoolState<Connection> {
     private(set) var waiters: [(id: Int, kind: Kind, site: LeaseSite)] = []
     private(set) var closed = false
     private var lastID = 0
+    /// The slots in `.shared` use, with their statement counts: `pool.query` looks here
+    /// first, without walking every slot.
+    private var sharedSlots: [(id: Int, count: Int)] = []
 
     init(limits: Limits) { self.limits = limits }
 
-    private var sharedCount: Int {
-        slots.values.reduce(0) { count, slot in if case .shared = slot.use { count + 1 } else { count } }
+    private var sharedCount: Int { sharedSlots.count }
+
+    /// Sets slot `id`'s use (nil removes the slot), keeping `sharedSlots` in step.
+    private mutating func setUse(_ id: Int, _ use: Use?) {
+        if let index = sharedSlots.firstIndex(where: { $0.id == id }) {
+            if case .shared(let count)? = use { sharedSlots[index].count = count } else { sharedSlots.remove(at: index) }
+        } else if case .shared(let count)? = use {
+            sharedSlots.append((id, count))
+        }
+        if let use { slots[id]?.use = use } else { slots[id] = nil }
     }
 
     private var hasRoom: Bool { slots.count + opening < limits.maxConnections }
@@ -92,20 +103,20 @@ struct PoolState<Connection> {
             if case .idle(let since) = slot.use, best == nil || since > best.unsafelyUnwrapped.since { best = (id, since) }
         }
         guard let best, let slot = slots[best.id] else { return nil }
-        slots[best.id]?.use = kind == .exclusive ? .leased(since: now, site: site) : .shared(1)
+        setUse(best.id, kind == .exclusive ? .leased(since: now, site: site) : .shared(1))
         return .connection(slot: best.id, slot.connection, healthCheck: best.since.duration(to: now) > limits.healthCheckAfterIdle)
     }
 
     private mutating func joinShared() -> Grant? {
-        var best: (id: Int, count: Int)?
-        for (id, slot) in slots {
-            if case .shared(let count) = slot.use, count < limits.maxPipelineDepth, best == nil || count < best.unsafelyUnwrapped.count {
-                best = (id, count)
-            }
+        var best: Int?
+        for index in sharedSlots.indices where sharedSlots[index].count < limits.maxPipelineDepth {
+            if let current = best, sharedSlots[current].count <= sharedSlots[index].count { continue }
+            best = index
         }
-        guard let best, let slot = slots[best.id] else { return nil }
-        slots[best.id]?.use = .shared(best.count + 1)
-        return .connection(slot: best.id, slot.connection, healthCheck: false)
+        guard let best, let slot = slots[sharedSlots[best].id] else { return nil }
+        sharedSlots[best].count += 1
+        slots[sharedSlots[best].id]?.use = .shared(sharedSlots[best].count)
+        return .connection(slot: sharedSlots[best].id, slot.connection, healthCheck: false)
     }
 
     /// A connection opened after an `.open` grant; it is in use by its opener. Returns grants for waiters.
@@ -113,7 +124,8 @@ struct PoolState<Connection> {
         opening -= 1
         if kind == .shared { openingShared -= 1 }
         let id = nextID()
-        slots[id] = Slot(connection: connection, use: kind == .exclusive ? .leased(since: now, site: site) : .shared(1))
+        slots[id] = Slot(connection: connection, use: .idle(since: now))
+        setUse(id, kind == .exclusive ? .leased(since: now, site: site) : .shared(1))
         return (id, kind == .shared ? serveSharedWaiters(on: id) : [])
     }
 
@@ -131,28 +143,28 @@ struct PoolState<Connection> {
         if broken {
             if kind == .shared, case .shared(let count) = slot.use, count > 1 {
                 // Others still have statements on it; the last one out removes it.
-                slots[id]?.use = .shared(count - 1)
+                setUse(id, .shared(count - 1))
                 return ([], nil)
             }
-            slots[id] = nil
+            setUse(id, nil)
             return (serveWaitersWithRoom(), slot.connection)
         }
         if case .shared(let count) = slot.use, count > 1 {
-            slots[id]?.use = .shared(count - 1)
+            setUse(id, .shared(count - 1))
             return (serveSharedWaiters(on: id), nil)
         }
         if closed {
-            slots[id] = nil
+            setUse(id, nil)
             return ([], slot.connection)
         }
-        slots[id]?.use = .idle(since: now)
+        setUse(id, .idle(since: now))
         return (serveIdle(id, now: now), nil)
     }
 
     /// An idle connection was found closed by the server: drop it. Returns waiters served and the connection.
     mutating func lost(slot id: Int) -> (grants: [(waiter: Int, Grant)], discard: Connection?) {
         guard let slot = slots[id], case .idle = slot.use else { return ([], nil) }
-        slots[id] = nil
+        setUse(id, nil)
         return (serveWaitersWithRoom(), slot.connection)
     }
 
@@ -163,10 +175,10 @@ struct PoolState<Connection> {
         guard let index = waiters.firstIndex(where: { $0.kind == .exclusive || canShare }) else { return [] }
         let waiter = waiters.remove(at: index)
         if waiter.kind == .exclusive {
-            slots[id]?.use = .leased(since: now, site: waiter.site)
+            setUse(id, .leased(since: now, site: waiter.site))
             return [(waiter.id, .connection(slot: id, slot.connection, healthCheck: false))]
         }
-        slots[id]?.use = .shared(1)
+        setUse(id, .shared(1))
         return [(waiter.id, .connection(slot: id, slot.connection, healthCheck: false))] + serveSharedWaiters(on: id)
     }
 
@@ -176,7 +188,7 @@ struct PoolState<Connection> {
         while let slot = slots[id], case .shared(let count) = slot.use, count < limits.maxPipelineDepth,
               let index = waiters.firstIndex(where: { $0.kind == .shared }) {
             let waiter = waiters.remove(at: index)
-            slots[id]?.use = .shared(count + 1)
+            setUse(id, .shared(count + 1))
             grants.append((waiter.id, .connection(slot: id, slot.connection, healthCheck: false)))
         }
         return grants
@@ -212,7 +224,7 @@ struct PoolState<Connection> {
         for (id, slot) in slots {
             if case .idle = slot.use {
                 idle.append(slot.connection)
-                slots[id] = nil
+                setUse(id, nil)
             }
         }
         return (failed, idle)

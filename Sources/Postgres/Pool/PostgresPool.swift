@@ -287,16 +287,28 @@ public final class PostgresPool: @unchecked Sendable {
     }
 }
 
-/// Whether `sql` begins with a transaction-control keyword.
+/// Whether `sql` begins with a transaction-control keyword (case-insensitive).
+/// Runs for every `pool.query`, so it allocates nothing: the first word, lowercased,
+/// is packed into an integer and compared with the keywords packed the same way.
 func startsTransactionControl(_ sql: String) -> Bool {
-    var word = ""
-    for character in sql.utf8 {
-        if character == UInt8(ascii: " ") || character == UInt8(ascii: "\n") || character == UInt8(ascii: "\t") || character == UInt8(ascii: "\r") || character == UInt8(ascii: ";") {
-            if word.isEmpty { continue }
+    var word: UInt128 = 0
+    var length = 0
+    for byte in sql.utf8 {
+        if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: ";") {
+            if length == 0 { continue }
             break
         }
-        if word.utf8.count >= 12 { return false }
-        word.append(Character(Unicode.Scalar(character | 0x20)))
+        // Longer than every keyword: not one.
+        if length == transactionControlMaxLength { return false }
+        word = word << 8 | UInt128(byte | 0x20)
+        length += 1
     }
-    return ["begin", "start", "commit", "rollback", "end", "abort", "savepoint", "release"].contains(word)
+    return transactionControlKeywords.contains(word)
 }
+
+/// The keywords that start or end a transaction, packed as `startsTransactionControl` packs a word.
+private let transactionControlKeywords: [UInt128] = ["begin", "start", "commit", "rollback", "end", "abort", "savepoint", "release"].map { keyword in
+    keyword.utf8.reduce(0) { $0 << 8 | UInt128($1) }
+}
+
+private let transactionControlMaxLength = 9
