@@ -20,6 +20,14 @@ public enum JSONWriter {
 
     /// Appends the value's JSON to `output` (lets callers build a body in one buffer).
     public static func write(_ value: JSONValue, into output: inout [UInt8]) {
+        writeValue(value, into: &output)
+    }
+
+    /// The recursive writer. Values are borrowed, and elements and members are
+    /// read in place: a response shares its strings and arrays with resolver data
+    /// that other threads use too, so every avoided retain spares a contended
+    /// reference count.
+    private static func writeValue(_ value: borrowing JSONValue, into output: inout [UInt8]) {
         switch value {
         case .null: appendASCII("null", to: &output)
         case .bool(let flag): appendASCII(flag ? "true" : "false", to: &output)
@@ -28,20 +36,24 @@ public enum JSONWriter {
         case .string(let text): writeString(text, into: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
-            var first = true
-            for element in elements {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                write(element, into: &output)
+            elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if index > 0 { output.append(UInt8(ascii: ",")) }
+                    writeValue(elements[index], into: &output)
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for index in 0..<object.count {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(object.keys[index], into: &output)
-                output.append(UInt8(ascii: ":"))
-                write(object.values[index], into: &output)
+            object.keys.withUnsafeBufferPointer { keys in
+                object.values.withUnsafeBufferPointer { values in
+                    for index in keys.indices {
+                        if index > 0 { output.append(UInt8(ascii: ",")) }
+                        writeString(keys[index], into: &output)
+                        output.append(UInt8(ascii: ":"))
+                        writeValue(values[index], into: &output)
+                    }
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -51,24 +63,30 @@ public enum JSONWriter {
     /// are found eight bytes at a time and appended in one piece.
     public static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            let count = utf8.count
-            while true {
-                while index + 8 <= count, !ByteScan.hasStringSpecial(ByteScan.word(utf8, at: index)) { index += 8 }
-                while index < count, !ByteScan.isStringSpecial(utf8[index]) { index += 1 }
-                guard index < count else { break }
-                let byte = utf8[index]
-                if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                index += 1
-                runStart = index
-                appendEscape(byte, to: &output)
-            }
-            if runStart < count { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
+        // Native strings lend their UTF-8 in place; others (bridged) are copied once.
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &output) }) == nil {
+            var copy = text
+            copy.withUTF8 { appendEscaped($0, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 text with JSON escapes, without quotes.
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var runStart = 0
+        var index = 0
+        let count = utf8.count
+        while true {
+            while index + 8 <= count, !ByteScan.hasStringSpecial(ByteScan.word(utf8, at: index)) { index += 8 }
+            while index < count, !ByteScan.isStringSpecial(utf8[index]) { index += 1 }
+            guard index < count else { break }
+            let byte = utf8[index]
+            if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+            index += 1
+            runStart = index
+            appendEscape(byte, to: &output)
+        }
+        if runStart < count { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
     }
 
     /// The escape of `"`, `\` or a control character.
