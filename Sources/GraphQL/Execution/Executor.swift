@@ -220,7 +220,9 @@ struct Executor {
         values.reserveCapacity(fields.count)
         var node: ResultNode?
         for position in fields.indices {
-            let plan = fields[position]
+            // The plans are shared by every request on every thread: `fields` keeps
+            // them alive, and not retaining each one spares a contended reference count.
+            unowned(unsafe) let plan = fields[position]
             if plan.isLeafProperty {
                 let completed = completeLeafProperty(plan, object)
                 if case .value(let value) = completed {
