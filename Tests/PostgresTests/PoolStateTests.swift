@@ -88,4 +88,51 @@ import Testing
         #expect(pool.release(slot: b, kind: .exclusive, broken: false, now: now).discard == "B")
         guard case .closed = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected closed"); return }
     }
+
+    @Test func aPipelinedConnectionLeftEmptyIsParkedAndStillServesEveryone() {
+        var pool = state(max: 1, pipelined: 1, depth: 4)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        let (slot, _) = pool.opened("S", kind: .shared, site: "", now: now)
+        #expect(pool.release(slot: slot, kind: .shared, broken: false, now: now).grants.isEmpty)
+        // Parked: reported idle, and the next statement gets it back without opening.
+        #expect(pool.counts.idle == 1 && pool.counts.shared == 0 && pool.counts.open == 1)
+        guard case .granted(.connection(let again, let connection, false)) = pool.acquire(.shared, site: "", now: now) else {
+            Issue.record("expected the parked connection"); return
+        }
+        #expect(again == slot && connection == "S" && pool.counts.shared == 1)
+        _ = pool.release(slot: slot, kind: .shared, broken: false, now: now)
+        // An exclusive acquirer takes the parked connection (max 1: nothing else could be opened).
+        guard case .granted(.connection(_, let leased, _)) = pool.acquire(.exclusive, site: "x", now: now) else {
+            Issue.record("expected the parked connection for exclusive use"); return
+        }
+        #expect(leased == "S" && pool.counts.leased == 1 && pool.counts.idle == 0)
+        // Meanwhile a statement waits; released, the connection goes to it.
+        guard case .wait(let waiter) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected wait"); return }
+        #expect(pool.release(slot: slot, kind: .exclusive, broken: false, now: now).grants.map(\.waiter) == [waiter])
+        // With a waiter queued, a pipelined connection falling empty is handed over, not parked.
+        guard case .wait(let exclusiveWaiter) = pool.acquire(.exclusive, site: "", now: now) else { Issue.record("expected wait"); return }
+        #expect(pool.release(slot: slot, kind: .shared, broken: false, now: now).grants.map(\.waiter) == [exclusiveWaiter])
+        #expect(pool.counts.leased == 1)
+    }
+
+    @Test func parkedConnectionsAreHealthCheckedDroppedWhenLostAndClosedAtShutdown() {
+        var pool = state(max: 2, pipelined: 2, depth: 4)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        let (a, _) = pool.opened("A", kind: .shared, site: "", now: now)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected a second pipelined connection"); return }
+        let (b, _) = pool.opened("B", kind: .shared, site: "", now: now)
+        _ = pool.release(slot: a, kind: .shared, broken: false, now: now)
+        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        #expect(pool.lost(slot: a).discard == "A")
+        #expect(pool.counts.open == 1)
+        guard case .granted(.connection(_, let connection, let check)) = pool.acquire(.shared, site: "", now: now + .seconds(31)) else {
+            Issue.record("expected the parked connection"); return
+        }
+        #expect(connection == "B" && check)
+        // In use: losing it does not drop it; its users release it as broken.
+        #expect(pool.lost(slot: b).discard == nil)
+        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        #expect(pool.shutdown().idle == ["B"])
+        #expect(pool.counts.open == 0)
+    }
 }

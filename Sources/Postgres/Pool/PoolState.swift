@@ -9,12 +9,23 @@ struct PoolState<Connection> {
     enum Use: Equatable {
         case idle(since: ContinuousClock.Instant)
         case leased(since: ContinuousClock.Instant, site: LeaseSite)
-        case shared(Int)
+        /// Carrying pipelined statements; their count is in `sharedSlots`.
+        case shared
     }
 
     struct Slot {
         let connection: Connection
         var use: Use
+    }
+
+    /// A connection in `.shared` use. With no statement left (`count` 0) it stays
+    /// *parked* there — the next `query` finds it without touching `slots` — yet
+    /// counts as idle: an exclusive acquirer takes it, and a waiter gets it at once.
+    struct SharedSlot {
+        let id: Int
+        var count: Int
+        /// When `count` last fell to 0.
+        var since: ContinuousClock.Instant
     }
 
     /// What an acquirer or waiter receives.
@@ -45,23 +56,12 @@ struct PoolState<Connection> {
     private(set) var waiters: [(id: Int, kind: Kind, site: LeaseSite)] = []
     private(set) var closed = false
     private var lastID = 0
-    /// The slots in `.shared` use, with their statement counts: `pool.query` looks here
-    /// first, without walking every slot.
-    private var sharedSlots: [(id: Int, count: Int)] = []
+    /// The slots in `.shared` use (at most `pipelinedConnections`), with their statement counts.
+    private(set) var sharedSlots: [SharedSlot] = []
 
     init(limits: Limits) { self.limits = limits }
 
     private var sharedCount: Int { sharedSlots.count }
-
-    /// Sets slot `id`'s use (nil removes the slot), keeping `sharedSlots` in step.
-    private mutating func setUse(_ id: Int, _ use: Use?) {
-        if let index = sharedSlots.firstIndex(where: { $0.id == id }) {
-            if case .shared(let count)? = use { sharedSlots[index].count = count } else { sharedSlots.remove(at: index) }
-        } else if case .shared(let count)? = use {
-            sharedSlots.append((id, count))
-        }
-        if let use { slots[id]?.use = use } else { slots[id] = nil }
-    }
 
     private var hasRoom: Bool { slots.count + opening < limits.maxConnections }
 
@@ -81,6 +81,10 @@ struct PoolState<Connection> {
                 return .granted(.open)
             }
         case .shared:
+            // A parked pipelined connection first (no bookkeeping beyond its count).
+            if let index = sharedSlots.firstIndex(where: { $0.count == 0 }) {
+                return .granted(joinShared(at: index, now: now))
+            }
             if sharedCount + openingShared < limits.pipelinedConnections {
                 if let grant = takeIdle(for: .shared, site: site, now: now) { return .granted(grant) }
                 if hasRoom {
@@ -89,34 +93,55 @@ struct PoolState<Connection> {
                     return .granted(.open)
                 }
             }
-            if let grant = joinShared() { return .granted(grant) }
+            if let index = leastLoadedShared() { return .granted(joinShared(at: index, now: now)) }
         }
         let id = nextID()
         waiters.append((id, kind, site))
         return .wait(waiter: id)
     }
 
+    /// The most recently used idle connection (a parked pipelined one counts): its socket and caches are warm.
     private mutating func takeIdle(for kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> Grant? {
-        // The most recently used idle connection: its socket and caches are warm.
         var best: (id: Int, since: ContinuousClock.Instant)?
         for (id, slot) in slots {
             if case .idle(let since) = slot.use, best == nil || since > best.unsafelyUnwrapped.since { best = (id, since) }
         }
+        var parked: Int?
+        if kind == .exclusive {
+            for index in sharedSlots.indices where sharedSlots[index].count == 0 {
+                if best == nil || sharedSlots[index].since > best.unsafelyUnwrapped.since {
+                    best = (sharedSlots[index].id, sharedSlots[index].since)
+                    parked = index
+                }
+            }
+        }
         guard let best, let slot = slots[best.id] else { return nil }
-        setUse(best.id, kind == .exclusive ? .leased(since: now, site: site) : .shared(1))
+        if let parked { sharedSlots.remove(at: parked) }
+        if kind == .exclusive {
+            slots[best.id]?.use = .leased(since: now, site: site)
+        } else {
+            slots[best.id]?.use = .shared
+            sharedSlots.append(SharedSlot(id: best.id, count: 1, since: now))
+        }
         return .connection(slot: best.id, slot.connection, healthCheck: best.since.duration(to: now) > limits.healthCheckAfterIdle)
     }
 
-    private mutating func joinShared() -> Grant? {
+    private func leastLoadedShared() -> Int? {
         var best: Int?
         for index in sharedSlots.indices where sharedSlots[index].count < limits.maxPipelineDepth {
             if let current = best, sharedSlots[current].count <= sharedSlots[index].count { continue }
             best = index
         }
-        guard let best, let slot = slots[sharedSlots[best].id] else { return nil }
-        sharedSlots[best].count += 1
-        slots[sharedSlots[best].id]?.use = .shared(sharedSlots[best].count)
-        return .connection(slot: sharedSlots[best].id, slot.connection, healthCheck: false)
+        return best
+    }
+
+    private mutating func joinShared(at index: Int, now: ContinuousClock.Instant) -> Grant {
+        let shared = sharedSlots[index]
+        sharedSlots[index].count += 1
+        let healthCheck = shared.count == 0 && shared.since.duration(to: now) > limits.healthCheckAfterIdle
+        // `slots[id]` exists for every shared slot (both are updated together).
+        let connection = slots[shared.id].unsafelyUnwrapped.connection
+        return .connection(slot: shared.id, connection, healthCheck: healthCheck)
     }
 
     /// A connection opened after an `.open` grant; it is in use by its opener. Returns grants for waiters.
@@ -124,9 +149,13 @@ struct PoolState<Connection> {
         opening -= 1
         if kind == .shared { openingShared -= 1 }
         let id = nextID()
-        slots[id] = Slot(connection: connection, use: .idle(since: now))
-        setUse(id, kind == .exclusive ? .leased(since: now, site: site) : .shared(1))
-        return (id, kind == .shared ? serveSharedWaiters(on: id) : [])
+        if kind == .exclusive {
+            slots[id] = Slot(connection: connection, use: .leased(since: now, site: site))
+            return (id, [])
+        }
+        slots[id] = Slot(connection: connection, use: .shared)
+        sharedSlots.append(SharedSlot(id: id, count: 1, since: now))
+        return (id, serveSharedWaiters(on: id))
     }
 
     /// Opening failed: the reserved room goes to a waiter, if any.
@@ -140,31 +169,54 @@ struct PoolState<Connection> {
     /// Returns the waiters served and the connection to close, if any.
     mutating func release(slot id: Int, kind: Kind, broken: Bool, now: ContinuousClock.Instant) -> (grants: [(waiter: Int, Grant)], discard: Connection?) {
         guard let slot = slots[id] else { return ([], nil) }
-        if broken {
-            if kind == .shared, case .shared(let count) = slot.use, count > 1 {
+        if case .shared = slot.use, let index = sharedSlots.firstIndex(where: { $0.id == id }) {
+            sharedSlots[index].count -= 1
+            let remaining = sharedSlots[index].count
+            if broken {
                 // Others still have statements on it; the last one out removes it.
-                setUse(id, .shared(count - 1))
+                if remaining > 0 { return ([], nil) }
+                sharedSlots.remove(at: index)
+                slots[id] = nil
+                return (serveWaitersWithRoom(), slot.connection)
+            }
+            if remaining > 0 { return (serveSharedWaiters(on: id), nil) }
+            if closed {
+                sharedSlots.remove(at: index)
+                slots[id] = nil
+                return ([], slot.connection)
+            }
+            if waiters.isEmpty {
+                // Parked: the next statement finds it here.
+                sharedSlots[index].since = now
                 return ([], nil)
             }
-            setUse(id, nil)
+            sharedSlots.remove(at: index)
+            slots[id]?.use = .idle(since: now)
+            return (serveIdle(id, now: now), nil)
+        }
+        if broken {
+            slots[id] = nil
             return (serveWaitersWithRoom(), slot.connection)
         }
-        if case .shared(let count) = slot.use, count > 1 {
-            setUse(id, .shared(count - 1))
-            return (serveSharedWaiters(on: id), nil)
-        }
         if closed {
-            setUse(id, nil)
+            slots[id] = nil
             return ([], slot.connection)
         }
-        setUse(id, .idle(since: now))
+        slots[id]?.use = .idle(since: now)
         return (serveIdle(id, now: now), nil)
     }
 
-    /// An idle connection was found closed by the server: drop it. Returns waiters served and the connection.
+    /// An idle (or parked) connection was found closed by the server: drop it. Returns waiters served and the connection.
     mutating func lost(slot id: Int) -> (grants: [(waiter: Int, Grant)], discard: Connection?) {
-        guard let slot = slots[id], case .idle = slot.use else { return ([], nil) }
-        setUse(id, nil)
+        guard let slot = slots[id] else { return ([], nil) }
+        switch slot.use {
+        case .idle: break
+        case .shared:
+            guard let index = sharedSlots.firstIndex(where: { $0.id == id }), sharedSlots[index].count == 0 else { return ([], nil) }
+            sharedSlots.remove(at: index)
+        case .leased: return ([], nil)
+        }
+        slots[id] = nil
         return (serveWaitersWithRoom(), slot.connection)
     }
 
@@ -175,20 +227,21 @@ struct PoolState<Connection> {
         guard let index = waiters.firstIndex(where: { $0.kind == .exclusive || canShare }) else { return [] }
         let waiter = waiters.remove(at: index)
         if waiter.kind == .exclusive {
-            setUse(id, .leased(since: now, site: waiter.site))
+            slots[id]?.use = .leased(since: now, site: waiter.site)
             return [(waiter.id, .connection(slot: id, slot.connection, healthCheck: false))]
         }
-        setUse(id, .shared(1))
+        slots[id]?.use = .shared
+        sharedSlots.append(SharedSlot(id: id, count: 1, since: now))
         return [(waiter.id, .connection(slot: id, slot.connection, healthCheck: false))] + serveSharedWaiters(on: id)
     }
 
     /// Lets shared waiters pipeline onto `id` up to the depth limit.
     private mutating func serveSharedWaiters(on id: Int) -> [(waiter: Int, Grant)] {
         var grants: [(waiter: Int, Grant)] = []
-        while let slot = slots[id], case .shared(let count) = slot.use, count < limits.maxPipelineDepth,
-              let index = waiters.firstIndex(where: { $0.kind == .shared }) {
+        guard let shared = sharedSlots.firstIndex(where: { $0.id == id }), let slot = slots[id] else { return grants }
+        while sharedSlots[shared].count < limits.maxPipelineDepth, let index = waiters.firstIndex(where: { $0.kind == .shared }) {
             let waiter = waiters.remove(at: index)
-            setUse(id, .shared(count + 1))
+            sharedSlots[shared].count += 1
             grants.append((waiter.id, .connection(slot: id, slot.connection, healthCheck: false)))
         }
         return grants
@@ -215,7 +268,7 @@ struct PoolState<Connection> {
         return true
     }
 
-    /// Closes the pool: returns the waiters to fail and the idle connections to close.
+    /// Closes the pool: returns the waiters to fail and the idle (and parked) connections to close.
     mutating func shutdown() -> (waiters: [Int], idle: [Connection]) {
         closed = true
         let failed = waiters.map(\.id)
@@ -224,9 +277,13 @@ struct PoolState<Connection> {
         for (id, slot) in slots {
             if case .idle = slot.use {
                 idle.append(slot.connection)
-                setUse(id, nil)
+                slots[id] = nil
             }
         }
+        for shared in sharedSlots where shared.count == 0 {
+            if let slot = slots.removeValue(forKey: shared.id) { idle.append(slot.connection) }
+        }
+        sharedSlots.removeAll { $0.count == 0 }
         return (failed, idle)
     }
 
@@ -237,17 +294,18 @@ struct PoolState<Connection> {
         }
     }
 
-    /// Counts for statistics.
+    /// Counts for statistics (a parked pipelined connection counts as idle).
     var counts: (open: Int, idle: Int, leased: Int, shared: Int, opening: Int, waiting: Int) {
-        var idle = 0, leased = 0, shared = 0
+        var idle = 0, leased = 0
         for slot in slots.values {
             switch slot.use {
             case .idle: idle += 1
             case .leased: leased += 1
-            case .shared: shared += 1
+            case .shared: break
             }
         }
-        return (slots.count, idle, leased, shared, opening, waiters.count)
+        let parked = sharedSlots.count(where: { $0.count == 0 })
+        return (slots.count, idle + parked, leased, sharedSlots.count - parked, opening, waiters.count)
     }
 }
 
