@@ -72,14 +72,22 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
 }
 
 /// The bound values of a query, stored contiguously in their wire form.
+///
+/// Two arrays whatever the number of values (one describing them, one holding
+/// their bytes): a query costs few allocations.
 public struct PostgresBindings: Sendable {
-    /// Type OIDs, one per value.
-    private(set) var types: [UInt32] = []
-    /// Wire formats, one per value.
-    private(set) var formats: [Int32] = []
-    /// Each value's byte range in `storage`, or nil for SQL NULL. Text values are followed by a NUL terminator.
-    private(set) var ranges: [Range<Int>?] = []
-    /// All values' bytes, back to back.
+    /// One bound value: its type, wire format and bytes in `storage`.
+    struct Parameter: Sendable {
+        var oid: UInt32
+        var format: Int32
+        /// Where its bytes start in `storage`; -1 for SQL NULL.
+        var offset: Int
+        var length: Int
+    }
+
+    /// The values' descriptions, in placeholder order.
+    private(set) var parameters: [Parameter] = []
+    /// All values' bytes, back to back. Each is followed by a NUL terminator.
     private(set) var storage: [UInt8] = []
     /// The first value PostgreSQL could not take (a NUL byte inside text), reported when the query is sent.
     private(set) var invalidValue: String?
@@ -88,27 +96,28 @@ public struct PostgresBindings: Sendable {
     public init() {}
 
     /// The number of values.
-    public var count: Int { types.count }
+    public var count: Int { parameters.count }
+
+    /// Type OIDs, one per value (for preparing; the prepared-statement cache keys on `parameters`).
+    var types: [UInt32] { parameters.map(\.oid) }
 
     /// Appends a value as the next parameter.
     public mutating func append<Value: PostgresEncodable>(_ value: Value) {
-        types.append(Value.postgresDataType.oid)
         let format = Value.postgresFormat
-        formats.append(format.rawValue)
         let start = storage.count
         guard value.encode(into: &storage) else {
             storage.removeSubrange(start...)
-            ranges.append(nil)
+            parameters.append(Parameter(oid: Value.postgresDataType.oid, format: format.rawValue, offset: -1, length: 0))
             return
         }
         let end = storage.count
         // libpq reads text parameters as C strings: a NUL would silently cut the value.
         if format == .text, invalidValue == nil, storage[start..<end].contains(0) {
-            invalidValue = "parameter $\(types.count) contains a NUL byte, which PostgreSQL text cannot hold"
+            invalidValue = "parameter $\(parameters.count + 1) contains a NUL byte, which PostgreSQL text cannot hold"
         }
         // Every value is followed by a NUL: the C-string terminator for text, and a
         // non-nil address for an empty binary value (a nil pointer would mean NULL).
         storage.append(0)
-        ranges.append(start..<end)
+        parameters.append(Parameter(oid: Value.postgresDataType.oid, format: format.rawValue, offset: start, length: end - start))
     }
 }

@@ -18,9 +18,22 @@ struct PendingRequest {
 }
 
 /// What identifies a prepared statement: its text and its parameters' types.
+/// Keeps the query's parameter descriptions (no new array per lookup) but
+/// compares and hashes only their types.
 struct StatementKey: Hashable {
     let sql: String
-    let types: [UInt32]
+    let parameters: [PostgresBindings.Parameter]
+
+    static func == (left: StatementKey, right: StatementKey) -> Bool {
+        left.sql == right.sql && left.parameters.count == right.parameters.count
+            && zip(left.parameters, right.parameters).allSatisfy { $0.oid == $1.oid }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(sql)
+        hasher.combine(parameters.count)
+        for parameter in parameters { hasher.combine(parameter.oid) }
+    }
 }
 
 /// A connection's mutable state; only touched under the connection's lock.
@@ -77,7 +90,7 @@ extension PostgresConnection {
         let bindings = request.query.bindings
         let sql = request.query.sql
         let count = Int32(bindings.count)
-        let key = StatementKey(sql: sql, types: bindings.types)
+        let key = StatementKey(sql: sql, parameters: bindings.parameters)
         var name = state.statements[key]
         if name == nil, state.statements.count < configuration.preparedStatementCacheSize {
             state.statementCounter += 1
@@ -111,20 +124,20 @@ extension PostgresConnection {
         if count == 0 { return body(nil, nil, nil) }
         return bindings.storage.withUnsafeBufferPointer { storage in
             withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
-                withUnsafeTemporaryAllocation(of: Int32.self, capacity: count) { lengths in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * count) { lengthsAndFormats in
                     let base = UnsafeRawPointer(storage.baseAddress)
-                    for (index, range) in bindings.ranges.enumerated() {
-                        if let range, let base {
-                            values[index] = base.advanced(by: range.lowerBound).assumingMemoryBound(to: CChar.self)
-                            lengths[index] = Int32(range.count)
+                    for (index, parameter) in bindings.parameters.enumerated() {
+                        if parameter.offset >= 0, let base {
+                            values[index] = base.advanced(by: parameter.offset).assumingMemoryBound(to: CChar.self)
+                            lengthsAndFormats[index] = Int32(parameter.length)
                         } else {
                             values[index] = nil
-                            lengths[index] = 0
+                            lengthsAndFormats[index] = 0
                         }
+                        lengthsAndFormats[count + index] = parameter.format
                     }
-                    return bindings.formats.withUnsafeBufferPointer { formats in
-                        body(UnsafePointer(values.baseAddress), UnsafePointer(lengths.baseAddress), formats.baseAddress)
-                    }
+                    let lengths = UnsafePointer(lengthsAndFormats.baseAddress)
+                    return body(UnsafePointer(values.baseAddress), lengths, lengths.map { $0 + count })
                 }
             }
         }
