@@ -60,6 +60,53 @@ import Testing
         #expect(pool.statistics.leased == 0)
     }
 
+    /// Many tasks' statements pipelined together on few connections: each task gets its
+    /// own rows and its own errors, and a failing statement never undoes a neighbour's
+    /// (every statement has its own sync point, so its own implicit transaction).
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func concurrentStatementsEachGetTheirOwnRowsAndErrors(onIOThread: Bool) async throws {
+        let pool = try await TestDatabase.pool(maxConnections: 3)
+        defer { pool.shutdown() }
+        _ = try await pool.query("CREATE TABLE entries (task int8, step int8, PRIMARY KEY (task, step))")
+        let tasks = 48, steps = 30
+        @Sendable func run(_ task: Int64) async throws -> (inserted: Int, failures: Int) {
+            var inserted = 0, failures = 0
+            for step in Int64(0)..<Int64(steps) {
+                switch step % 3 {
+                case 0:
+                    // Division by zero on every 5th task's steps: an error for this task only.
+                    let divisor = task % 5 == 0 ? Int64(0) : task + 1
+                    do {
+                        let value = try await pool.query("SELECT (\(task * 1000 + step)::int8 / \(divisor)::int8)::int8").single(Int64.self)
+                        #expect(divisor != 0 && value == (task * 1000 + step) / divisor)
+                    } catch let error as PostgresError {
+                        #expect(divisor == 0 && error.sqlState == "22012", "\(error)")
+                        failures += 1
+                    }
+                case 1:
+                    _ = try await pool.query("INSERT INTO entries (task, step) VALUES (\(task), \(step))")
+                    inserted += 1
+                default:
+                    let rows = try await pool.query("SELECT \(task)::int8, \(step)::int8, \("task \(task) step \(step)")::text")
+                    let decoded = try rows.decode((Int64, Int64, String).self)
+                    #expect(decoded.count == 1 && decoded.first?.0 == task && decoded.first?.1 == step && decoded.first?.2 == "task \(task) step \(step)")
+                }
+            }
+            return (inserted, failures)
+        }
+        let (inserted, failures) = try await withThrowingTaskGroup(of: (inserted: Int, failures: Int).self) { group in
+            for task in 0..<tasks {
+                group.addTask { onIOThread ? try await pool.withIOExecutor { try await run(Int64(task)) } : try await run(Int64(task)) }
+            }
+            return try await group.reduce((0, 0)) { ($0.0 + $1.inserted, $0.1 + $1.failures) }
+        }
+        #expect(failures == (0..<tasks).filter { $0 % 5 == 0 }.count * (steps / 3))
+        // Every reported INSERT is there: no neighbour's failure rolled one back.
+        #expect(try await pool.query("SELECT count(*)::int8 FROM entries").single(Int64.self) == Int64(inserted))
+        #expect(inserted == tasks * steps / 3)
+        #expect(pool.statistics.open <= 3 && pool.statistics.leased == 0 && pool.statistics.shared == 0)
+    }
+
     @Test(.timeLimit(.minutes(1))) func tasksMayRunOnTheIOThread() async throws {
         let pool = try await TestDatabase.pool()
         defer { pool.shutdown() }
@@ -78,6 +125,8 @@ import Testing
             try await pool.withTransaction { try await $0.query("SELECT 5::int8").single(Int64.self) }
         }
         #expect(value == 5)
+        let viaPool = try await pool.withIOExecutor { try await pool.query("SELECT 6::int8").single(Int64.self) }
+        #expect(viaPool == 6)
     }
 
     @Test func transactionsCommitOrRollBack() async throws {
