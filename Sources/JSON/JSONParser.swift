@@ -414,7 +414,7 @@ extension JSONObject {
             }
             return
         }
-        if let existing = keys.firstIndex(of: key) {
+        if let existing = self.index(forKey: key) {
             replaceValue(at: existing, with: value)
             return
         }

@@ -42,6 +42,28 @@ import Testing
         }
     }
 
+    @Test func longOutputsGrowTheBufferCorrectly() throws {
+        // Every byte escaped (six times longer written), mixed with plain runs and non-ASCII,
+        // in a document far larger than any starting capacity.
+        let escapes = String(repeating: "\u{01}\"\\\n", count: 3000)
+        let mixed = String(repeating: "plain text ☕ then \t tab, ", count: 2000)
+        var items: [JSONValue] = []
+        for index in 0..<500 { items.append(["i": .int(Int64(index) * -7919), "s": .string(mixed.prefix(index).description)]) }
+        let value: JSONValue = ["escapes": .string(escapes), "mixed": .string(mixed), "items": .array(items)]
+        let written = JSONWriter.write(value)
+        #expect(try JSONParser.parse(written) == value)
+        #expect(JSONWriter.string(.string(escapes)) == Self.reference(escapes))
+        // Small documents after a large one are still exact.
+        #expect(JSONWriter.string(["a": [1, "x"]]) == #"{"a":[1,"x"]}"#)
+        // `write(_:into:)` appends after what the buffer holds.
+        var output = Array("prefix:".utf8)
+        JSONWriter.write(["k": "v"], into: &output)
+        #expect(String(decoding: output, as: UTF8.self) == #"prefix:{"k":"v"}"#)
+        var quoted = Array("q=".utf8)
+        JSONWriter.writeString("a\"b", into: &quoted)
+        #expect(String(decoding: quoted, as: UTF8.self) == #"q="a\"b""#)
+    }
+
     @Test func writesEscapesAndKeepsNonASCII() {
         #expect(JSONWriter.string(.string("")) == #""""#)
         #expect(JSONWriter.string(.string("12345678\"12345678\\")) == #""12345678\"12345678\\""#)
