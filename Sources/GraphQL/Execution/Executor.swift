@@ -117,7 +117,7 @@ struct Executor {
     var pathObjects: [ResponsePath?] = []
     /// The operation's field plans by index (to turn steps back into keys).
     let fieldPlans: [FieldPlan]
-    /// Arguments that depend on variables, coerced once per request, by plan index.
+    /// Arguments that depend on variables, coerced once per request, by ``FieldPlan/argumentSlot``.
     var argumentMemo: [Result<JSONObject, FieldError>?]
 
     init(schema: GraphQLSchema, source: Source, variables: JSONObject, scope: RequestScope, plan: OperationPlan) {
@@ -126,7 +126,7 @@ struct Executor {
         self.scope = scope
         self.source = source
         self.fieldPlans = plan.fields
-        self.argumentMemo = Array(repeating: nil, count: plan.fields.count)
+        self.argumentMemo = Array(repeating: nil, count: plan.argumentSlots)
         pathSteps.reserveCapacity(16)
         pathObjects.reserveCapacity(16)
     }
@@ -224,7 +224,7 @@ struct Executor {
             // them alive, and not retaining each one spares a contended reference count.
             unowned(unsafe) let plan = fields[position]
             if plan.isLeafProperty {
-                let completed = completeLeafProperty(plan, object)
+                let completed = Unmanaged.passUnretained(plan)._withUnsafeGuaranteedRef { completeLeafProperty($0, object) }
                 if case .value(let value) = completed {
                     if let node {
                         node.keys.append(plan.responseKey)
@@ -346,7 +346,7 @@ struct Executor {
             }
         }
         let arguments: JSONObject
-        switch plan.constantArguments ?? argumentMemo[plan.index] ?? coerceArguments(plan) {
+        switch plan.constantArguments ?? argumentMemo[plan.argumentSlot] ?? coerceArguments(plan) {
         case .success(let value): arguments = value
         case .failure(let error): return fieldFailed(error, plan)
         }
@@ -376,7 +376,7 @@ struct Executor {
         } catch {
             result = .failure(error)
         }
-        argumentMemo[plan.index] = result
+        argumentMemo[plan.argumentSlot] = result
         return result
     }
 
@@ -591,7 +591,7 @@ struct Executor {
         guard let name else {
             throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.parentTypeName).\(plan.fieldName)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
-        guard let selection = abstract.plans[name] else {
+        guard let selection = abstract.selection(for: name) else {
             if schema.type(named: name) == nil {
                 throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
             }

@@ -37,6 +37,9 @@ final class FieldPlan: Sendable {
     let isTypename: Bool
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     let constantArguments: Result<JSONObject, FieldError>?
+    /// Where a request memoises the arguments when they depend on variables
+    /// (indexes a per-request array as long as the operation has such fields); else -1.
+    let argumentSlot: Int
     let completion: Completion
     /// Read by the default resolver from the parent JSON object: no resolver, not `__typename`.
     let readsProperty: Bool
@@ -61,7 +64,7 @@ final class FieldPlan: Sendable {
     var nodes: [Field] { moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes }
 
     init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
-         shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, completion: Completion) {
+         shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
         self.firstNode = firstNode
@@ -74,6 +77,7 @@ final class FieldPlan: Sendable {
         self.resolver = definition.resolver
         self.isTypename = definition.name == "__typename"
         self.constantArguments = constantArguments
+        self.argumentSlot = argumentSlot
         self.completion = completion
         self.readsProperty = definition.resolver == nil && !isTypename
         switch completion {
@@ -131,10 +135,27 @@ final class AbstractPlan: Sendable {
     /// Where `__typename` was last found in a JSON value (see ``FieldPlan/propertyHint``).
     let typenameHint = Atomic<Int>(-1)
 
+    /// The possible types' names and selections, in parallel, for small look-ups.
+    private let names: [String]
+    private let selections: [SelectionPlan]
+
     init(name: String, resolveType: TypeResolver?, plans: [String: SelectionPlan]) {
         self.name = name
         self.resolveType = resolveType
         self.plans = plans
+        self.names = Array(plans.keys)
+        self.selections = names.compactMap { plans[$0] }
+    }
+
+    /// The selection for the object type `typeName`: a length-first scan when the
+    /// abstract type has few possible types (cheaper than hashing the name), else the dictionary.
+    func selection(for typeName: String) -> SelectionPlan? {
+        guard names.count <= 16 else { return plans[typeName] }
+        let length = typeName.utf8.count
+        for position in names.indices where names[position].utf8.count == length && names[position] == typeName {
+            return selections[position]
+        }
+        return nil
     }
 }
 
@@ -144,11 +165,14 @@ final class OperationPlan: Sendable {
     let rootType: GraphQLObjectType
     /// Every field plan, at the position of its `index`.
     let fields: [FieldPlan]
+    /// How many fields have arguments that depend on variables (see ``FieldPlan/argumentSlot``).
+    let argumentSlots: Int
 
-    init(root: SelectionPlan, rootType: GraphQLObjectType, fields: [FieldPlan]) {
+    init(root: SelectionPlan, rootType: GraphQLObjectType, fields: [FieldPlan], argumentSlots: Int) {
         self.root = root
         self.rootType = rootType
         self.fields = fields
+        self.argumentSlots = argumentSlots
     }
 }
 
@@ -198,6 +222,7 @@ struct Planner {
     /// Values of the variables `@skip`/`@include` read (others are not consulted).
     let variables: JSONObject
     var count = 0
+    var argumentSlots = 0
     var all: [FieldPlan] = []
     /// Plans of selections made only of fragment spreads, by type and fragment names.
     var fragmentPlans: [String: SelectionPlan] = [:]
@@ -213,7 +238,7 @@ struct Planner {
     mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
         let root = try selection(for: rootType, selectionSets: [operation.selectionSet], depth: 0)
         all.sort { $0.index < $1.index }
-        return OperationPlan(root: root, rootType: rootType, fields: all)
+        return OperationPlan(root: root, rootType: rootType, fields: all, argumentSlots: argumentSlots)
     }
 
     mutating func selection(for objectType: GraphQLObjectType, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
@@ -288,9 +313,15 @@ struct Planner {
             guard let shape = TypeShape(definition.type) else {
                 throw PlanningError(message: "The type of \(objectType.name).\(definition.name) nests lists too deeply.")
             }
+            let constant = constantArguments(definition, first)
+            var argumentSlot = -1
+            if constant == nil {
+                argumentSlot = argumentSlots
+                argumentSlots += 1
+            }
             let fieldPlan = FieldPlan(
                 index: index, responseKey: key, firstNode: first, moreNodes: moreNodes, definition: definition, parentType: objectType.name,
-                shape: shape, constantArguments: constantArguments(definition, first), completion: completion
+                shape: shape, constantArguments: constant, argumentSlot: argumentSlot, completion: completion
             )
             plans.append(fieldPlan)
             all.append(fieldPlan)
