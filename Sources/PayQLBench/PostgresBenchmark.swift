@@ -22,7 +22,8 @@ enum PostgresBenchmark {
         var duration = 5
         var scale = 10
         var modes = ["pipelined", "pipelined-io", "exclusive"]
-        var pipelinedConnections = 2
+        /// nil: the pool's default.
+        var pipelinedConnections: Int?
         var pgbench = true
         var rounds = 3
     }
@@ -139,13 +140,16 @@ enum PostgresBenchmark {
     }
 
     /// Queries per second through the pool with `tasks` concurrent tasks for `seconds`.
+    /// A mode may name its own number of pipelined connections: `pipelined-io:1`.
     static func measurePool(
-        connectionString: String, mode: String, tasks: Int, seconds: Int, accounts: Int32, pipelinedConnections: Int,
+        connectionString: String, mode modeAndConnections: String, tasks: Int, seconds: Int, accounts: Int32, pipelinedConnections: Int?,
         serverCPU: ServerCPU
     ) async throws -> Sample {
+        let parts = modeAndConnections.split(separator: ":")
+        let mode = String(parts.first ?? "")
         var configuration = PostgresPoolConfiguration(connection: try PostgresConfiguration(connectionString: connectionString))
-        configuration.maxConnections = max(tasks, pipelinedConnections)
-        configuration.pipelinedConnections = pipelinedConnections
+        if let connections = parts.count > 1 ? Int(parts[1]) : pipelinedConnections { configuration.pipelinedConnections = connections }
+        configuration.maxConnections = max(tasks, configuration.pipelinedConnections)
         let pool = PostgresPool(configuration: configuration)
         let serverBefore = serverCPU.reapedSeconds()
         let clientBefore = processCPUSeconds(RUSAGE_SELF.rawValue)
@@ -312,7 +316,7 @@ enum PostgresBenchmark {
             case "--duration": options.duration = Int(try value()) ?? options.duration
             case "--scale": options.scale = Int(try value()) ?? options.scale
             case "--modes": options.modes = try value().split(separator: ",").map(String.init)
-            case "--pipelined-connections": options.pipelinedConnections = Int(try value()) ?? options.pipelinedConnections
+            case "--pipelined-connections": options.pipelinedConnections = Int(try value())
             case "--no-pgbench": options.pgbench = false
             case "--rounds": options.rounds = max(1, Int(try value()) ?? options.rounds)
             default: throw PostgresError(.invalidInput, message: "unknown option \(arguments[index])")
