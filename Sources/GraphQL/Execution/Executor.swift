@@ -312,8 +312,14 @@ struct Executor {
             do {
                 switch plan.completion {
                 case .builtin(let builtin): serialized = try builtin.serializeJSON(value)
-                case .scalar(let scalar): serialized = try scalar.type.serializeJSON(value)
-                case .enum(let enumType): serialized = try enumType.type.serializeJSON(value)
+                case .scalar(let scalar):
+                    serialized = scalar.passesJSONThrough ? value : try scalar.type.serializeJSON(value)
+                case .enum(let enumType):
+                    if case .string(let name) = value, enumType.hasEnumName(name) {
+                        serialized = value
+                    } else {
+                        serialized = try enumType.type.serializeJSON(value)
+                    }
                 case .object, .abstract, .invalid: serialized = .null
                 }
             } catch {
@@ -474,9 +480,17 @@ struct Executor {
             case .builtin(let builtin):
                 do { completed = .value(try builtin.serializeJSON(json)) } catch { throw FieldError(error.message) }
             case .scalar(let scalar):
-                do { completed = .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                if scalar.passesJSONThrough {
+                    completed = .value(json)
+                } else {
+                    do { completed = .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                }
             case .enum(let enumType):
-                do { completed = .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                if case .string(let name) = json, enumType.hasEnumName(name) {
+                    completed = .value(json)
+                } else {
+                    do { completed = .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
+                }
             case .object(let selection):
                 if case .object(let object) = json {
                     completed = executeFields(selection, json: object)

@@ -20,35 +20,38 @@ final class SelectionPlan: Sendable {
 /// arguments (coerced once when they use no variables) and how to complete its value.
 /// Hot fields are stored flat so that reading them retains as little as possible.
 final class FieldPlan: Sendable {
-    /// Position among the operation's plans (indexes per-request argument memos).
-    let index: Int
+    // What completing a property of a JSON object reads comes first: stored
+    // properties are laid out in declaration order, so these share a cache line or two.
+
+    /// A property whose named type is a leaf and whose type has no list at the top:
+    /// the executor completes it inline, without a path step.
+    let isLeafProperty: Bool
+    /// Read by the default resolver from the parent JSON object: no resolver, not `__typename`.
+    let readsProperty: Bool
+    let isTypename: Bool
+    /// The field type's list / non-null wrappers, packed.
+    let shape: TypeShape
+    /// Where the property was last found in a parent JSON object (objects of one
+    /// shape keep members in the same places). Only a hint: always checked.
+    let propertyHint = Atomic<Int>(-1)
+    let fieldName: String
+    let completion: Completion
     let responseKey: String
+    /// Position among the operation's plans (indexes the path's field steps).
+    let index: Int
+    /// Where a request memoises the arguments when they depend on variables
+    /// (indexes a per-request array as long as the operation has such fields); else -1.
+    let argumentSlot: Int
+    let resolver: FieldResolver?
+    /// Arguments coerced at planning time; `nil` when they depend on variables.
+    let constantArguments: Result<JSONObject, FieldError>?
+    let parentTypeName: String
     /// The first field node of the key (its arguments are the field's arguments).
     let firstNode: Field
     /// Further field nodes merged into the key; usually none (and then no array is allocated).
     let moreNodes: [Field]
     let argumentDefinitions: [GraphQLInputValueDefinition]
     let type: GraphQLTypeReference
-    let fieldName: String
-    let parentTypeName: String
-    /// The field type's list / non-null wrappers, packed.
-    let shape: TypeShape
-    let resolver: FieldResolver?
-    let isTypename: Bool
-    /// Arguments coerced at planning time; `nil` when they depend on variables.
-    let constantArguments: Result<JSONObject, FieldError>?
-    /// Where a request memoises the arguments when they depend on variables
-    /// (indexes a per-request array as long as the operation has such fields); else -1.
-    let argumentSlot: Int
-    let completion: Completion
-    /// Read by the default resolver from the parent JSON object: no resolver, not `__typename`.
-    let readsProperty: Bool
-    /// A property whose named type is a leaf and whose type has no list at the top:
-    /// the executor completes it inline, without a path step.
-    let isLeafProperty: Bool
-    /// Where the property was last found in a parent JSON object (objects of one
-    /// shape keep members in the same places). Only a hint: always checked.
-    let propertyHint = Atomic<Int>(-1)
 
     /// How a field's named return type completes; payloads are single references.
     enum Completion: Sendable {
@@ -120,11 +123,32 @@ struct TypeShape: Sendable {
     @inline(__always) func isList(_ level: Int) -> Bool { (bits >> UInt64(2 * level)) & 2 != 0 }
 }
 
-/// A scalar or enum type behind one reference.
+/// A scalar or enum type behind one reference, with what the executor's JSON
+/// fast path needs to complete most values without calling into the type.
 final class LeafType<Type: Sendable>: Sendable {
     let type: Type
+    /// A scalar without a `serialize` function: a JSON value serialises as itself.
+    let passesJSONThrough: Bool
+    /// An enum's value names (a JSON string naming one serialises as itself).
+    let enumNames: [String]
 
-    init(_ type: Type) { self.type = type }
+    init(_ type: Type) {
+        self.type = type
+        if let scalar = type as? GraphQLScalarType {
+            passesJSONThrough = scalar.builtin == nil && scalar.serialize == nil
+        } else {
+            passesJSONThrough = false
+        }
+        enumNames = (type as? GraphQLEnumType)?.values.map(\.name) ?? []
+    }
+
+    /// Whether `name` is one of the enum's values (length first, then contents).
+    @inline(__always)
+    func hasEnumName(_ name: String) -> Bool {
+        let length = name.utf8.count
+        for candidate in enumNames where candidate.utf8.count == length && candidate == name { return true }
+        return false
+    }
 }
 
 /// The selections of an abstract-typed field for each possible object type.

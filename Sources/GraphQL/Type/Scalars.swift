@@ -86,6 +86,8 @@ public struct GraphQLScalarType: Sendable {
     @inline(__always)
     func serializeJSON(_ json: JSONValue) throws(ScalarCoercionError) -> JSONValue {
         if let builtin { return try builtin.serializeJSON(json) }
+        // Without `serialize`, a resolved JSON value is its own serialisation.
+        if serialize == nil { return json }
         return try serializeValue(json)
     }
 

@@ -94,6 +94,27 @@ import Testing
         #expect(unknown.contains(#"Abstract type \"Shape\" was resolved to a type \"Triangle\" that does not exist inside the schema."#))
     }
 
+    @Test func customScalarsOnJSONPropertiesPassThroughOrRunTheirHook() async throws {
+        let sdl = """
+        scalar Raw
+        scalar Cents
+        type Query { items: [Item] }
+        type Item { raw: Raw cents: Cents list: [Cents] }
+        """
+        var resolvers = SchemaResolvers()
+        resolvers.scalar("Cents", ScalarHooks(serialize: { value in
+            guard let json = value as? JSONValue, case .int(let cents) = json else { throw ScalarCoercionError("Cents must be an integer") }
+            return .string("\(cents / 100).\(cents % 100 < 10 ? "0" : "")\(cents % 100)")
+        }))
+        let schema = try GraphQLSchema(sdl: sdl, resolvers: resolvers)
+        let root = try JSONParser.parse(#"{"items":[{"raw":{"any":[1,"json"]},"cents":1250,"list":[5,100]},{"raw":7,"cents":"x"}]}"#)
+        let engine = GraphQLEngine(schema: schema, cacheCapacity: 10)
+        for _ in 0..<2 {
+            let text = JSONWriter.string(await engine.execute(GraphQLRequest(query: "{ items { raw cents list } }"), rootValue: root).json)
+            #expect(text == #"{"errors":[{"message":"Cents must be an integer","locations":[{"line":1,"column":15}],"path":["items",1,"cents"]}],"data":{"items":[{"raw":{"any":[1,"json"]},"cents":"12.50","list":["0.05","1.00"]},{"raw":7,"cents":null,"list":null}]}}"#)
+        }
+    }
+
     @Test func asyncFieldInTheMiddleKeepsKeyOrder() async throws {
         let text = try await run("{ first slow last items { id } }", root: #"{"last":"z","first":"a","items":[{"id":"1"}]}"#)
         #expect(text == #"{"data":{"first":"a","slow":"late","last":"z","items":[{"id":"1"}]}}"#)
