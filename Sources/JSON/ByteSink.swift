@@ -18,7 +18,16 @@ struct ByteSink: ~Copyable {
         base = .allocate(capacity: capacity)
     }
 
+    /// A sink with room for `capacity` bytes.
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 0)
+        base = .allocate(capacity: self.capacity)
+    }
+
     deinit { base.deallocate() }
+
+    /// Forgets the bytes written, keeping the memory.
+    mutating func removeAll() { count = 0 }
 
     /// Remembers this sink's size as the next ones' starting capacity when it was larger.
     func recordSize() {
@@ -36,7 +45,7 @@ struct ByteSink: ~Copyable {
 
     @inline(never)
     private mutating func grow(_ extra: Int) {
-        let newCapacity = Swift.max(capacity * 2, count + extra)
+        let newCapacity = Swift.max(capacity * 2, count + extra, 64)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.initialize(from: base, count: count)
         base.deallocate()

@@ -96,13 +96,13 @@ extension Result where Failure == JSONError {
 }
 
 /// The recursive-descent reader; `position` only moves forward.
-private struct Reader {
+private struct Reader: ~Copyable {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var position = 0
     var depth = 0
     /// Reused for strings with escapes, to avoid one allocation per string.
-    var scratch: [UInt8] = []
+    var scratch = ByteSink(capacity: 0)
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -250,15 +250,15 @@ private struct Reader {
                 position = cursor + 1
                 let ascii = !ByteScan.hasNonASCII(seen)
                 if !escaped { return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<cursor]), ascii: ascii, at: start) }
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
-                return try scratch.withUnsafeBufferPointer { buffer throws(JSONError) in try makeString(buffer, ascii: ascii, at: start) }
+                scratch.append(UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
+                return try makeString(scratch.bytes, ascii: ascii, at: start)
             }
             if byte != UInt8(ascii: "\\") { throw error(.syntax, "control character in string", at: cursor) }
             if !escaped {
                 escaped = true
-                scratch.removeAll(keepingCapacity: true)
+                scratch.removeAll()
             }
-            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
+            scratch.append(UnsafeBufferPointer(rebasing: bytes[runStart..<cursor]))
             cursor += 1
             guard cursor < bytes.count else { throw error(.syntax, "unterminated string", at: start - 1) }
             let escape = bytes[cursor]

@@ -60,7 +60,9 @@ func startExecution(schema: GraphQLSchema, request: ExecutionRequest, plans: Pla
     case .failure(let error): return .finished(ExecutionResult(data: nil, errors: [error]))
     }
     let variables: JSONObject
-    switch coerceVariableValues(schema: schema, operation: operation, inputs: request.variables, source: document.source) {
+    let variablesPlan = plans?.variables(for: request.operationName, operation: operation, schema: schema)
+        ?? VariablesPlan(schema: schema, operation: operation)
+    switch variablesPlan.coerce(request.variables, schema: schema, source: document.source) {
     case .success(let coerced): variables = coerced
     case .failure(let failure): return .finished(ExecutionResult(data: nil, errors: failure.errors))
     }
@@ -140,55 +142,92 @@ public func coerceVariableValues(
     source: Source,
     maxErrors: Int = 50
 ) -> Result<JSONObject, GraphQLRequestErrors> {
-    var errors: [GraphQLError] = []
-    var coerced = JSONObject(capacity: operation.variableDefinitions.count)
-    for definition in operation.variableDefinitions {
-        let name = definition.variable.name.value
-        let type = ValueCoercion.typeReference(definition.type)
-        // Computed only for an error: finding a line and column scans the text.
-        var location: [SourceLocation] { source.locations(at: [definition.loc.start]) }
-        guard schema.isInputType(type) else {
-            errors.append(GraphQLError(
-                "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
-                locations: source.locations(at: [definition.type.loc.start])
-            ))
-            continue
-        }
-        guard let value = inputs[name] else {
-            if let defaultValue = definition.defaultValue {
-                if let value = ValueCoercion.coerceLiteral(defaultValue, to: type, in: schema, variables: nil) {
-                    coerced.append(name, value)
-                }
-            } else if type.isNonNull {
-                errors.append(GraphQLError("Variable \"$\(name)\" of required type \"\(type)\" was not provided.", locations: location))
-            }
-            continue
-        }
-        if value == .null, type.isNonNull {
-            errors.append(GraphQLError("Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location))
-            continue
-        }
-        var problems: [ValueCoercion.InputProblem] = []
-        let result = ValueCoercion.coerceInput(value, to: type, in: schema, path: [], problems: &problems)
-        for problem in problems {
-            var prefix = "Variable \"$\(name)\" got invalid value \(inspectValue(problem.value))"
-            if !problem.path.isEmpty {
-                prefix += " at \"\(name)" + problem.path.map {
-                    switch $0 {
-                    case .key(let key): return "." + key
-                    case .index(let index): return "[\(index)]"
-                    }
-                }.joined() + "\""
-            }
-            errors.append(GraphQLError(prefix + "; " + problem.message, locations: location))
-            if errors.count >= maxErrors {
-                errors.append(GraphQLError("Too many errors processing variables, error limit reached. Execution aborted."))
-                return .failure(GraphQLRequestErrors(errors: errors))
-            }
-        }
-        if problems.isEmpty { coerced.append(name, result) }
+    VariablesPlan(schema: schema, operation: operation).coerce(inputs, schema: schema, source: source, maxErrors: maxErrors)
+}
+
+/// What coercing an operation's variables needs that does not depend on the
+/// request: each definition's type, whether it is an input type, and its
+/// default value already coerced. Made once per document and operation (see
+/// ``PlanCache``), so a request only coerces the values it brings.
+final class VariablesPlan: Sendable {
+    struct Entry: Sendable {
+        let name: String
+        let type: GraphQLTypeReference
+        let isInputType: Bool
+        let hasDefault: Bool
+        /// The default value coerced to `type`; `nil` when it has none or it does not coerce.
+        let coercedDefault: JSONValue?
+        /// Offsets of the definition and of its type, for error locations.
+        let start: Int
+        let typeStart: Int
     }
-    return errors.isEmpty ? .success(coerced) : .failure(GraphQLRequestErrors(errors: errors))
+
+    let entries: [Entry]
+
+    init(schema: GraphQLSchema, operation: OperationDefinition) {
+        entries = operation.variableDefinitions.map { definition in
+            let type = ValueCoercion.typeReference(definition.type)
+            let isInputType = schema.isInputType(type)
+            var coercedDefault: JSONValue?
+            if isInputType, let defaultValue = definition.defaultValue {
+                coercedDefault = ValueCoercion.coerceLiteral(defaultValue, to: type, in: schema, variables: nil)
+            }
+            return Entry(name: definition.variable.name.value, type: type, isInputType: isInputType,
+                         hasDefault: definition.defaultValue != nil, coercedDefault: coercedDefault,
+                         start: definition.loc.start, typeStart: definition.type.loc.start)
+        }
+    }
+
+    /// The coerced variables of one request, or every problem found (up to `maxErrors`).
+    func coerce(_ inputs: JSONObject, schema: GraphQLSchema, source: Source, maxErrors: Int = 50) -> Result<JSONObject, GraphQLRequestErrors> {
+        var errors: [GraphQLError] = []
+        var coerced = JSONObject(capacity: entries.count)
+        for entry in entries {
+            let name = entry.name
+            let type = entry.type
+            // Computed only for an error: finding a line and column scans the text.
+            var location: [SourceLocation] { source.locations(at: [entry.start]) }
+            guard entry.isInputType else {
+                errors.append(GraphQLError(
+                    "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
+                    locations: source.locations(at: [entry.typeStart])
+                ))
+                continue
+            }
+            guard let value = inputs[name] else {
+                if entry.hasDefault {
+                    if let value = entry.coercedDefault { coerced.append(name, value) }
+                } else if type.isNonNull {
+                    errors.append(GraphQLError("Variable \"$\(name)\" of required type \"\(type)\" was not provided.", locations: location))
+                }
+                continue
+            }
+            if value == .null, type.isNonNull {
+                errors.append(GraphQLError("Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location))
+                continue
+            }
+            var problems: [ValueCoercion.InputProblem] = []
+            let result = ValueCoercion.coerceInput(value, to: type, in: schema, path: [], problems: &problems)
+            for problem in problems {
+                var prefix = "Variable \"$\(name)\" got invalid value \(inspectValue(problem.value))"
+                if !problem.path.isEmpty {
+                    prefix += " at \"\(name)" + problem.path.map {
+                        switch $0 {
+                        case .key(let key): return "." + key
+                        case .index(let index): return "[\(index)]"
+                        }
+                    }.joined() + "\""
+                }
+                errors.append(GraphQLError(prefix + "; " + problem.message, locations: location))
+                if errors.count >= maxErrors {
+                    errors.append(GraphQLError("Too many errors processing variables, error limit reached. Execution aborted."))
+                    return .failure(GraphQLRequestErrors(errors: errors))
+                }
+            }
+            if problems.isEmpty { coerced.append(name, result) }
+        }
+        return errors.isEmpty ? .success(coerced) : .failure(GraphQLRequestErrors(errors: errors))
+    }
 }
 
 extension Executor {

@@ -517,6 +517,20 @@ final class PlanCache: Sendable {
 
     func plan(for key: Key) -> OperationPlan? { plans.withLock { $0[key] } }
 
+    /// Variable plans by requested operation name (documents hold few operations: a list).
+    private let variablePlans = Mutex<[(name: String?, plan: VariablesPlan)]>([])
+
+    /// The variables plan of `operation`, selected by the requested name `name`; made on first use.
+    func variables(for name: String?, operation: OperationDefinition, schema: GraphQLSchema) -> VariablesPlan {
+        let found = variablePlans.withLock { plans in plans.first { $0.name == name }?.plan }
+        if let found { return found }
+        let made = VariablesPlan(schema: schema, operation: operation)
+        variablePlans.withLock { plans in
+            if plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.name == name }) { plans.append((name, made)) }
+        }
+        return made
+    }
+
     func store(_ plan: OperationPlan, for key: Key) {
         plans.withLock { plans in
             if plans.count < PlanCache.maxPlans { plans[key] = plan }

@@ -18,6 +18,33 @@ import Testing
         }
     }
 
+    @Test func cachedDocumentCoercesEachRequestsVariablesAfresh() async throws {
+        // One engine with a document cache: the variable plan is made once per
+        // operation and reused; every request's values, defaults and errors are its own.
+        let fixture = try SemanticsFixture()
+        let engine = GraphQLEngine(schema: fixture.schema, cacheCapacity: 10)
+        let document = #"""
+        query A($name: String = "dflt") { hello(name: $name) }
+        query B($name: String!) { hello(name: $name) }
+        """#
+        func run(_ operation: String, _ variables: JSONObject) async -> String {
+            JSONWriter.string(await engine.execute(GraphQLRequest(query: document, operationName: operation, variables: variables)).json)
+        }
+        for _ in 0..<2 {
+            let cases: [(String, JSONObject, String)] = [
+                ("A", [:], #"{"data":{"hello":"hello dflt"}}"#),
+                ("A", ["name": "x"], #"{"data":{"hello":"hello x"}}"#),
+                ("B", ["name": "y"], #"{"data":{"hello":"hello y"}}"#),
+                ("B", [:], #"{"errors":[{"message":"Variable \"$name\" of required type \"String!\" was not provided.","locations":[{"line":2,"column":9}]}]}"#),
+                ("A", ["name": 3], #"{"errors":[{"message":"Variable \"$name\" got invalid value 3; String cannot represent a non string value: 3","locations":[{"line":1,"column":9}]}]}"#),
+            ]
+            for (operation, variables, expected) in cases {
+                let text = await run(operation, variables)
+                #expect(text == expected)
+            }
+        }
+    }
+
     @Test func argumentLiteralsAreCoercedWithDefaults() async throws {
         let fixture = try SemanticsFixture()
         let text = TestSupport.text(await TestSupport.run(fixture.schema, #"{ echo(input: {text: "t", tags: "solo"}, list: 3, id: 7, color: GREEN) }"#))
