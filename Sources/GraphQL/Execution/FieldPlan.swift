@@ -218,7 +218,8 @@ struct CollectedFields {
     mutating func add(_ field: Field) {
         let key = field.responseKey
         if keys.count < 24 {
-            for position in keys.indices where keys[position] == key {
+            let length = key.utf8.count
+            for position in keys.indices where keys[position].utf8.count == length && keys[position] == key {
                 more[position, default: []].append(field)
                 return
             }
