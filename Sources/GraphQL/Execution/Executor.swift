@@ -225,16 +225,14 @@ struct Executor {
             unowned(unsafe) let plan = fields[position]
             if plan.isLeafProperty {
                 let completed = Unmanaged.passUnretained(plan)._withUnsafeGuaranteedRef { completeLeafProperty($0, object) }
-                if case .value(let value) = completed {
-                    if let node {
-                        node.keys.append(plan.responseKey)
-                        node.slots.append(.value(value))
-                    } else {
-                        values.append(value)
-                    }
-                    continue
+                guard let value = completed else { return .failed }
+                if let node {
+                    node.keys.append(plan.responseKey)
+                    node.slots.append(.value(value))
+                } else {
+                    values.append(value)
                 }
-                return .failed
+                continue
             }
             pushField(plan)
             let completed: Completed
@@ -258,9 +256,9 @@ struct Executor {
     /// Stores a field's completion at `position`; false when the object itself fails.
     /// The field's path step must still be pushed (pending work records it).
     @inline(__always)
-    private mutating func placeField(_ completed: Completed, _ plan: FieldPlan, _ position: Int, _ selection: SelectionPlan,
+    private mutating func placeField(_ completed: consuming Completed, _ plan: FieldPlan, _ position: Int, _ selection: SelectionPlan,
                                      _ values: inout [JSONValue], _ node: inout ResultNode?) -> Bool {
-        switch completed {
+        switch consume completed {
         case .value(let value):
             if let node {
                 node.keys.append(plan.responseKey)
@@ -296,46 +294,48 @@ struct Executor {
 
     /// A leaf-typed property of a JSON object, completed without pushing a path
     /// step (pushed only to record an error): the same outcome as
-    /// ``executeField(_:source:)`` followed by ``completeJSON(_:_:_:)``.
+    /// ``executeField(_:source:)`` followed by ``completeJSON(_:_:_:)``, as the
+    /// value itself (`nil`: the non-null field failed). A value that serialises as
+    /// itself is handed on without another copy (each copy of data shared between
+    /// threads costs a contended reference count).
     @inline(__always)
-    mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONObject) -> Completed {
-        let value: JSONValue
-        if let index = propertyIndex(plan, object) {
-            value = object.values[index]
-        } else {
-            value = .null
-        }
+    mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONObject) -> JSONValue? {
+        guard let index = propertyIndex(plan, object) else { return leafNull(plan) }
+        let value = object.values[index]
+        if case .null = value { return leafNull(plan) }
         let serialized: JSONValue
-        if case .null = value {
-            serialized = .null
-        } else {
-            do {
-                switch plan.completion {
-                case .builtin(let builtin): serialized = try builtin.serializeJSON(value)
-                case .scalar(let scalar):
-                    serialized = scalar.passesJSONThrough ? value : try scalar.type.serializeJSON(value)
-                case .enum(let enumType):
-                    if case .string(let name) = value, enumType.hasEnumName(name) {
-                        serialized = value
-                    } else {
-                        serialized = try enumType.type.serializeJSON(value)
-                    }
-                case .object, .abstract, .invalid: serialized = .null
-                }
-            } catch {
-                return leafFailed(FieldError(error.message), plan)
+        do {
+            switch plan.completion {
+            case .builtin(let builtin):
+                if builtin.servesAsIs(value) { return value }
+                serialized = try builtin.serializeJSON(value)
+            case .scalar(let scalar):
+                if scalar.passesJSONThrough { return value }
+                serialized = try scalar.type.serializeJSON(value)
+            case .enum(let enumType):
+                if case .string(let name) = value, enumType.hasEnumName(name) { return value }
+                serialized = try enumType.type.serializeJSON(value)
+            case .object, .abstract, .invalid:
+                serialized = .null
             }
+        } catch {
+            return leafFailed(FieldError(error.message), plan)
         }
-        if case .null = serialized, plan.shape.isNonNull(0) { return leafFailed(nonNullError(plan), plan) }
-        return .value(serialized)
+        if case .null = serialized { return leafNull(plan) }
+        return serialized
+    }
+
+    /// A leaf property that is null: null, or an error when the field is non-null.
+    private mutating func leafNull(_ plan: FieldPlan) -> JSONValue? {
+        plan.shape.isNonNull(0) ? leafFailed(nonNullError(plan), plan) : .null
     }
 
     /// Records an error of a leaf property completed without a path step.
-    private mutating func leafFailed(_ error: FieldError, _ plan: FieldPlan) -> Completed {
+    private mutating func leafFailed(_ error: FieldError, _ plan: FieldPlan) -> JSONValue? {
         pushField(plan)
         record(error, plan)
         pop()
-        return plan.shape.isNonNull(0) ? .failed : .value(.null)
+        return plan.shape.isNonNull(0) ? nil : .null
     }
 
     /// Resolves and completes one field (spec §6.4 "ExecuteField"); the path is already pushed.
@@ -550,9 +550,9 @@ struct Executor {
 
     /// Stores a list item's completion; false when the list itself fails.
     @inline(__always)
-    private mutating func place(_ completed: Completed, at index: Int, level: Int, plan: FieldPlan,
+    private mutating func place(_ completed: consuming Completed, at index: Int, level: Int, plan: FieldPlan,
                                 values: inout [JSONValue], node: inout ResultNode?) -> Bool {
-        switch completed {
+        switch consume completed {
         case .value(let value):
             if let node { node.slots.append(.value(value)) } else { values.append(value) }
         case .failed:

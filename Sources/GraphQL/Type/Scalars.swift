@@ -111,6 +111,17 @@ enum BuiltinScalar: String, Sendable {
         try serialize(json: jsonValue(fromResolved: value), original: value)
     }
 
+    /// Whether a JSON value serialises as itself (the common case ``serializeJSON(_:)`` checks first).
+    @inline(__always)
+    func servesAsIs(_ json: borrowing JSONValue) -> Bool {
+        switch json {
+        case .string: return self == .string || self == .id
+        case .bool: return self == .boolean
+        case .int(let number): return self == .int && number >= -2_147_483_648 && number <= 2_147_483_647
+        default: return false
+        }
+    }
+
     /// Serialises a value that is already JSON (the executor's fast path: no casts).
     @inline(__always)
     func serializeJSON(_ json: JSONValue) throws(ScalarCoercionError) -> JSONValue {
