@@ -88,18 +88,10 @@ public final class GraphQLEngine: Sendable {
         rootValue: any Sendable = JSONValue.null,
         loaders: LoaderStore = LoaderStore()
     ) async -> GraphQLResponse {
-        guard prepared.errors.isEmpty, let document = prepared.document else {
-            return GraphQLResponse(data: nil, errors: prepared.errors)
+        switch executeImmediately(prepared, request: request, context: context, rootValue: rootValue, loaders: loaders) {
+        case .finished(let response): return response
+        case .pending(let execution): return await execution.finish()
         }
-        let executionRequest = ExecutionRequest(
-            document: document,
-            operationName: request.operationName,
-            variables: request.variables,
-            context: context,
-            rootValue: rootValue,
-            loaders: loaders
-        )
-        return await GraphQL.execute(schema: schema, request: executionRequest, plans: prepared.plans)
     }
 }
 
