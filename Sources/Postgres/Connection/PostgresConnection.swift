@@ -14,7 +14,7 @@ import Synchronization
 /// exclusive use that gives.
 ///
 /// `@unchecked Sendable`: every use of the `PGconn` and every mutable field is
-/// under `lock` (request ids come from an `Atomic`); `conn`, `cancelHandle`,
+/// under `lock` (request ids and the `closedFlag`/`needsFlushFlag` mirrors are `Atomic`s, written under `lock`); `conn`, `cancelHandle`,
 /// `socket`, `configuration` and `loop` are immutable after `init`; `deinit` runs when no thread can reach it.
 public final class PostgresConnection: @unchecked Sendable {
     let conn: OpaquePointer
