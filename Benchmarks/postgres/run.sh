@@ -7,8 +7,10 @@
 #   Benchmarks/postgres/run.sh --duration 20 --scale 10
 #   Benchmarks/postgres/run.sh --database-url postgresql://user@host/db
 #
-# Extra flags go to `payql-bench postgres` (--tasks, --duration, --scale, --modes,
-# --pipelined-connections, --no-pgbench, --database-url, --data-dir).
+# Extra flags go to `payql-bench postgres` (--tasks, --duration, --scale, --rounds,
+# --modes pipelined,pipelined-io,exclusive (a mode may name its pipelined connections:
+# pipelined-io:1), --pipelined-connections, --no-pgbench, --database-url, --data-dir).
+# Besides queries/s it prints CPU microseconds per statement, client + server.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

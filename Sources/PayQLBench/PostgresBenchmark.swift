@@ -11,9 +11,13 @@ import Postgres
 /// Modes: `pipelined` = `pool.query` (statements pipelined over the pool's
 /// pipelined connections); `exclusive` = `withConnection` per statement, one
 /// connection per task (no pipelining); a `-io` suffix (`pipelined-io`) runs
-/// the tasks on the pool's I/O thread (`withTaskExecutorPreference(pool.taskExecutor)`). Each contender runs S seconds (the
-/// first second not counted) per round, in turns, R rounds; the table shows
-/// each cell's median, the JSON lines every round.
+/// the tasks on the pool's I/O thread (`pool.withIOExecutor`); a `:N` suffix
+/// (`pipelined-io:1`) sets the pool's pipelined connections for that mode.
+/// Each contender runs S seconds (the first second not counted) per round, in
+/// turns, R rounds; the table shows each cell's median, the JSON lines every
+/// round. A second table gives the CPU each statement cost, client (this
+/// process, or pgbench) + server (the backends, from the postmaster's
+/// reaped-children counters; local embedded cluster only).
 enum PostgresBenchmark {
     struct Options {
         var databaseURL: String?
@@ -186,7 +190,7 @@ enum PostgresBenchmark {
                 }
                 group.addTask {
                     if onIOThread {
-                        return try await withTaskExecutorPreference(pool.taskExecutor) { try await work() }
+                        return try await pool.withIOExecutor { try await work() }
                     }
                     return try await work()
                 }
