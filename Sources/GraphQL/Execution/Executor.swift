@@ -303,20 +303,19 @@ struct Executor {
         guard let index = propertyIndex(plan, object) else { return leafNull(plan) }
         let value = object.values[index]
         if case .null = value { return leafNull(plan) }
+        switch plan.leafShortcut {
+        case .builtin(let builtin): if builtin.servesAsIs(value) { return value }
+        case .passThrough: return value
+        case .enumName: if case .string(let name) = value, plan.hasEnumName(name) { return value }
+        case .none: break
+        }
         let serialized: JSONValue
         do {
             switch plan.completion {
-            case .builtin(let builtin):
-                if builtin.servesAsIs(value) { return value }
-                serialized = try builtin.serializeJSON(value)
-            case .scalar(let scalar):
-                if scalar.passesJSONThrough { return value }
-                serialized = try scalar.type.serializeJSON(value)
-            case .enum(let enumType):
-                if case .string(let name) = value, enumType.hasEnumName(name) { return value }
-                serialized = try enumType.type.serializeJSON(value)
-            case .object, .abstract, .invalid:
-                serialized = .null
+            case .builtin(let builtin): serialized = try builtin.serializeJSON(value)
+            case .scalar(let scalar): serialized = try scalar.type.serializeJSON(value)
+            case .enum(let enumType): serialized = try enumType.type.serializeJSON(value)
+            case .object, .abstract, .invalid: serialized = .null
             }
         } catch {
             return leafFailed(FieldError(error.message), plan)

@@ -35,6 +35,10 @@ final class FieldPlan: Sendable {
     /// shape keep members in the same places). Only a hint: always checked.
     let propertyHint = Atomic<Int>(-1)
     let fieldName: String
+    /// How most leaf values complete, flat (reading it retains nothing).
+    let leafShortcut: LeafShortcut
+    /// An enum field's value names (empty otherwise).
+    let enumNames: [String]
     let completion: Completion
     let responseKey: String
     /// Position among the operation's plans (indexes the path's field steps).
@@ -52,6 +56,24 @@ final class FieldPlan: Sendable {
     let moreNodes: [Field]
     let argumentDefinitions: [GraphQLInputValueDefinition]
     let type: GraphQLTypeReference
+
+    /// The common leaf completions, without references: a built-in scalar whose
+    /// value already has the right JSON form, a custom scalar without
+    /// `serialize`, an enum name. Anything else goes through ``completion``.
+    enum LeafShortcut: Sendable {
+        case builtin(BuiltinScalar)
+        case passThrough
+        case enumName
+        case none
+    }
+
+    /// Whether `name` is one of the enum's values (length first, then contents).
+    @inline(__always)
+    func hasEnumName(_ name: String) -> Bool {
+        let length = name.utf8.count
+        for candidate in enumNames where candidate.utf8.count == length && candidate == name { return true }
+        return false
+    }
 
     /// How a field's named return type completes; payloads are single references.
     enum Completion: Sendable {
@@ -86,6 +108,20 @@ final class FieldPlan: Sendable {
         switch completion {
         case .builtin, .scalar, .enum: isLeafProperty = readsProperty && !shape.isList(0)
         case .object, .abstract, .invalid: isLeafProperty = false
+        }
+        switch completion {
+        case .builtin(let builtin):
+            leafShortcut = .builtin(builtin)
+            enumNames = []
+        case .scalar(let scalar):
+            leafShortcut = scalar.passesJSONThrough ? .passThrough : .none
+            enumNames = []
+        case .enum(let enumType):
+            leafShortcut = .enumName
+            enumNames = enumType.enumNames
+        case .object, .abstract, .invalid:
+            leafShortcut = .none
+            enumNames = []
         }
     }
 }
