@@ -234,19 +234,22 @@ struct Executor {
                 }
                 continue
             }
-            pushField(plan)
-            let completed: Completed
-            if plan.readsProperty {
-                if let index = propertyIndex(plan, object) {
-                    completed = completeJSONCatching(0, plan, object.values[index])
+            let placed = Unmanaged.passUnretained(plan)._withUnsafeGuaranteedRef { plan in
+                pushField(plan)
+                let completed: Completed
+                if plan.readsProperty {
+                    if let index = propertyIndex(plan, object) {
+                        completed = completeJSONCatching(0, plan, object.values[index])
+                    } else {
+                        completed = complete(0, plan, nil)
+                    }
                 } else {
-                    completed = complete(0, plan, nil)
+                    completed = executeField(plan, source: .json(object))
                 }
-            } else {
-                completed = executeField(plan, source: .json(object))
+                let placed = placeField(completed, plan, position, selection, &values, &node)
+                pop()
+                return placed
             }
-            let placed = placeField(completed, plan, position, selection, &values, &node)
-            pop()
             if !placed { return .failed }
         }
         if let node { return .node(node) }
@@ -492,7 +495,12 @@ struct Executor {
                 }
             case .object(let selection):
                 if case .object(let object) = json {
-                    completed = executeFields(selection, json: object)
+                    // The plan keeps its selection alive: no retain of the shared plan.
+                    if let shared = plan.objectSelection {
+                        completed = shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
+                    } else {
+                        completed = executeFields(selection, json: object)
+                    }
                 } else {
                     completed = executeFields(selection, source: .value(json))
                 }

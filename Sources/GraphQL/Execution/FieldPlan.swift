@@ -40,6 +40,8 @@ final class FieldPlan: Sendable {
     /// An enum field's value names (empty otherwise).
     let enumNames: [String]
     let completion: Completion
+    /// The selection of an object-typed field, unretained: ``completion`` owns it.
+    let objectSelection: Unmanaged<SelectionPlan>?
     let responseKey: String
     /// Position among the operation's plans (indexes the path's field steps).
     let index: Int
@@ -108,6 +110,11 @@ final class FieldPlan: Sendable {
         switch completion {
         case .builtin, .scalar, .enum: isLeafProperty = readsProperty && !shape.isList(0)
         case .object, .abstract, .invalid: isLeafProperty = false
+        }
+        if case .object(let selection) = completion {
+            objectSelection = Unmanaged.passUnretained(selection)
+        } else {
+            objectSelection = nil
         }
         switch completion {
         case .builtin(let builtin):
