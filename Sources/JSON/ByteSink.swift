@@ -8,9 +8,13 @@ struct ByteSink: ~Copyable {
     private(set) var count = 0
     private var capacity: Int
 
-    /// The size of the largest recent output (capped), so most sinks start big enough.
+    /// The size of the largest output so far (capped), so most sinks start big
+    /// enough. It only grows: a hint that followed every output would be written
+    /// by every thread in turn when small and large responses alternate. The cap
+    /// keeps one large response from making every later small one reserve much;
+    /// larger outputs grow by doubling.
     private static let sizeHint = Atomic<Int>(256)
-    private static let maxHint = 1 << 16
+    private static let maxHint = 16 << 10
 
     /// A sink with room for about as much as recent outputs needed.
     init() {
