@@ -79,7 +79,7 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// How long the loop looks for results before sleeping, after running tasks that prefer it
-    /// (measured: one client on the I/O executor 2–3× faster on a loaded 2-core machine;
+    /// (measured: one client on the I/O executor 2–3× faster when a loaded machine wakes threads slowly;
     /// `Benchmarks/postgres/README.md`).
     static let spinBeforeSleeping: Duration = .microseconds(50)
 
