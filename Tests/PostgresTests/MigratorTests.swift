@@ -3,11 +3,19 @@ import Postgres
 import Testing
 
 /// Migrations against a real server: order, one transaction each, checksums, concurrency.
-@Suite struct MigratorTests {
+@Suite final class MigratorTests {
+    /// The directories this test made; removed when the test ends (a new instance runs each test).
+    private var created: [String] = []
+
+    deinit {
+        for path in created { try? FileManager.default.removeItem(atPath: path) }
+    }
+
     /// A temporary directory with the given files.
     private func directory(_ files: [String: String]) throws -> String {
         let path = NSTemporaryDirectory() + "payql-migrations-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        created.append(path)
         for (name, sql) in files { try sql.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
         return path
     }
