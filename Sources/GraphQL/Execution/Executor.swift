@@ -488,7 +488,7 @@ struct Executor {
                     do { completed = .value(try scalar.type.serializeJSON(json)) } catch { throw FieldError(error.message) }
                 }
             case .enum(let enumType):
-                if case .string(let name) = json, enumType.hasEnumName(name) {
+                if case .string(let name) = json, plan.hasEnumName(name) {
                     completed = .value(json)
                 } else {
                     do { completed = .value(try enumType.type.serializeJSON(json)) } catch { throw FieldError(error.message) }

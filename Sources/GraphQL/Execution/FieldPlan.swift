@@ -184,14 +184,6 @@ final class LeafType<Type: Sendable>: Sendable {
         }
         enumNames = (type as? GraphQLEnumType)?.values.map(\.name) ?? []
     }
-
-    /// Whether `name` is one of the enum's values (length first, then contents).
-    @inline(__always)
-    func hasEnumName(_ name: String) -> Bool {
-        let length = name.utf8.count
-        for candidate in enumNames where candidate.utf8.count == length && candidate == name { return true }
-        return false
-    }
 }
 
 /// The selections of an abstract-typed field for each possible object type.
