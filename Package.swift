@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         /// Typed, non-variadic C wrappers for what Swift cannot call (variadic functions, macros).
         .target(name: "CPayQLShims", dependencies: ["CCurl", "CMicroHTTPD"]),
+        /// glibc's posix_spawn extras that Swift's Glibc module does not declare.
+        .target(name: "CSpawn"),
 
         // MARK: Foundations (standard library only).
         /// Ordered JSON values, a fast parser and an exact writer.
@@ -36,12 +38,14 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
 
         // MARK: I/O wrappers.
+        /// Child processes over posix_spawn (Foundation's Process crashes with many descriptors open).
+        .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strictSettings),
         /// HTTP/1.1 server over libmicrohttpd: requests in, responses out, async handlers.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CPayQLShims", "JSON"], swiftSettings: strictSettings),
         /// GraphQL over HTTP: request decoding, negotiation, persisted queries, cost limits, ops endpoints.
         .target(name: "GraphQLHTTP", dependencies: ["HTTPServer", "GraphQL", "JSON", "Crypto"], swiftSettings: strictSettings),
         /// PostgreSQL over libpq: pool, typed rows, transactions, migrations, embedded cluster.
-        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: strictSettings),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strictSettings),
         /// Async HTTP client over the libcurl multi interface.
         .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims"], swiftSettings: strictSettings),
 
@@ -67,15 +71,16 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strictSettings),
-        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strictSettings),
-        /// Test helpers shared by test targets: a raw-socket HTTP/1.1 client, serialised child-process launches.
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strictSettings),
+        /// Test helpers shared by test targets: a raw-socket HTTP/1.1 client.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "HTTPClient", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strictSettings),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ChildProcess"], swiftSettings: strictSettings),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport", "ChildProcess"], swiftSettings: strictSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
     ]
 )

@@ -1,6 +1,6 @@
+import ChildProcess
 import Crypto
 import Foundation
-import HTTPTestSupport
 import Testing
 @testable import Providers
 
@@ -26,23 +26,12 @@ import Testing
 
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: [UInt8]) throws -> Run {
         let binary = try #require(payql, "payql is not built next to the tests (run swift build --build-tests)")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { current, _ in current }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try launchSerially(process)
-        input.fileHandleForWriting.write(Data(stdin))
-        try input.fileHandleForWriting.close()
         // Blocks this thread until the child exits: these tests are short and
         // few, and the child is a small command that answers at once.
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                   errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let completion = try ChildProcess.run(
+            binary.path, arguments, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { current, _ in current },
+            input: stdin)
+        return Run(status: completion.status, output: completion.outputText, errors: completion.errorsText)
     }
 
     /// rzp-wh-01: razorpay-python's own webhook fixture and signature.

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import GraphQL
 import JSON
@@ -58,16 +59,8 @@ import Testing
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("payql-introspection-\(UInt32.random(in: 0...UInt32.max)).json")
         try JSONWriter.string(response.json).write(to: output, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["node", script, sdl, output.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(message)")
+        let run = try ChildProcess.run("/usr/bin/env", ["node", script, sdl, output.path], mergeErrors: true)
+        #expect(run.status == 0, "\(run.outputText)")
     }
 
     @Test(arguments: [

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import HTTPTestSupport
 
@@ -12,7 +13,7 @@ final class NodeHTTP2Server: Sendable {
     /// The PEM certificate to trust (`HTTPClientConfiguration.caBundlePath`).
     let certificatePath: String
     private let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     private static let script = """
         const http2 = require('http2');
@@ -37,35 +38,28 @@ final class NodeHTTP2Server: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("key.pem").path
         certificatePath = directory.appendingPathComponent("cert.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
+        let openssl = try ChildProcess.run("/usr/bin/openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", key, "-out", certificatePath, "-days", "1", "-subj", "/CN=payql-test",
             "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try launchSerially(openssl)
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw POSIXFailure("openssl req") }
+        ], mergeErrors: true)
+        guard openssl.status == 0 else { throw POSIXFailure("openssl req: \(openssl.outputText)") }
 
         let scriptPath = directory.appendingPathComponent("server.js").path
         try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let output = Pipe()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/node")
-        process.arguments = [scriptPath, key, certificatePath]
-        process.standardOutput = output
-        process.standardInput = Pipe() // closing it (stop) ends the server even if we crash
-        try launchSerially(process)
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw POSIXFailure("node server did not start") }
-            line.append(chunk)
+        // Standard input stays open: closing it (stop, or our exit) ends the server.
+        process = try ChildProcess(
+            executable: "/usr/bin/node", arguments: [scriptPath, key, certificatePath],
+            standardInput: .pipe, standardOutput: .pipe)
+        let line = process.output.flatMap(ChildProcess.readLine(from:))
+        guard let line else {
+            process.terminate()
+            _ = process.waitForExit()
+            throw POSIXFailure("node server did not start")
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            _ = process.waitForExit()
             throw POSIXFailure("node server printed no port")
         }
         self.port = port
@@ -73,7 +67,9 @@ final class NodeHTTP2Server: Sendable {
 
     func stop() {
         process.terminate()
-        process.waitUntilExit()
+        process.closeInput()
+        process.closeOutputs()
+        _ = process.waitForExit()
         try? FileManager.default.removeItem(at: directory)
     }
 }

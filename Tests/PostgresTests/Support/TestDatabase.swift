@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Postgres
 import Synchronization
@@ -87,19 +88,12 @@ enum TestDatabase {
     }
 
     private static func stopCluster(directory: String, bin: String) {
-        let process = Process()
-        if geteuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", bin + "/pg_ctl", "stop", "-m", "immediate", "-w", "-D", directory]
-        } else {
-            process.executableURL = URL(fileURLWithPath: bin + "/pg_ctl")
-            process.arguments = ["stop", "-m", "immediate", "-w", "-D", directory]
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        process.waitUntilExit()
+        // `cd /` first: the postgres user may not be able to enter our working directory.
+        let stop = ["stop", "-m", "immediate", "-w", "-D", directory]
+        let command = geteuid() == 0
+            ? ["/usr/sbin/runuser", "-u", "postgres", "--", bin + "/pg_ctl"] + stop
+            : [bin + "/pg_ctl"] + stop
+        _ = try? ChildProcess.run("/bin/sh", ["-c", "cd / && exec \"$0\" \"$@\""] + command, mergeErrors: true)
     }
 
     private static func binDirectory() throws -> String {
