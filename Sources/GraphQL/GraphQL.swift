@@ -114,9 +114,49 @@ extension GraphQLEngine {
         let executionRequest = ExecutionRequest(
             document: document, operationName: request.operationName, variables: request.variables,
             context: context, rootValue: rootValue, loaders: loaders)
-        switch startExecution(schema: schema, request: executionRequest, plans: prepared.plans) {
-        case .finished(let result): return .finished(result)
-        case .running(let running): return .pending(PendingExecution(running))
+        switch startExecution(schema: schema, request: executionRequest, plans: prepared.plans, output: TreeOutput()) {
+        case .failed(let errors): return .finished(GraphQLResponse(data: nil, errors: errors))
+        case .finished(let executor): return .finished(executor.result())
+        case .running(let running): return .pending(PendingExecution(.tree(running)))
+        }
+    }
+
+    /// ``executeImmediately(_:request:context:rootValue:loaders:)`` writing the
+    /// response as JSON while executing, without building a result tree: what a
+    /// server should call. `EncodedResponse.body(errorJSON:)` gives the bytes
+    /// `JSONWriter.write(response.json)` would give for the tree; a pending
+    /// execution is finished with ``PendingExecution/finishEncoded()``.
+    public func executeImmediatelyEncoded(
+        _ prepared: PreparedDocument,
+        request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) -> ImmediateEncodedExecution {
+        guard prepared.errors.isEmpty, let document = prepared.document else {
+            return .finished(EncodedResponse(errors: prepared.errors))
+        }
+        let executionRequest = ExecutionRequest(
+            document: document, operationName: request.operationName, variables: request.variables,
+            context: context, rootValue: rootValue, loaders: loaders)
+        switch startExecution(schema: schema, request: executionRequest, plans: prepared.plans, output: ByteOutput.response()) {
+        case .failed(let errors): return .finished(EncodedResponse(errors: errors))
+        case .finished(let executor): return .finished(executor.encoded())
+        case .running(let running): return .pending(PendingExecution(.bytes(running)))
+        }
+    }
+
+    /// Runs one request (prepared through the cache) to its encoded response.
+    public func executeEncoded(
+        _ request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) async -> EncodedResponse {
+        let prepared = prepare(request.query)
+        switch executeImmediatelyEncoded(prepared, request: request, context: context, rootValue: rootValue, loaders: loaders) {
+        case .finished(let response): return response
+        case .pending(let execution): return await execution.finishEncoded()
         }
     }
 }
@@ -129,24 +169,58 @@ public enum ImmediateExecution: Sendable {
     case pending(PendingExecution)
 }
 
+/// What ``GraphQLEngine/executeImmediatelyEncoded(_:request:context:rootValue:loaders:)`` got to.
+public enum ImmediateEncodedExecution: Sendable {
+    /// The response, computed without waiting.
+    case finished(EncodedResponse)
+    /// Work that must be awaited: call ``PendingExecution/finishEncoded()`` once.
+    case pending(PendingExecution)
+}
+
 /// An execution started synchronously whose remaining work must be awaited.
 ///
 /// The started execution is moved into a mutex at creation (region-checked
-/// `sending`) and taken out exactly once, by the one `finish()` call that gets it.
+/// `sending`) and taken out exactly once, by the one `finish` call that gets it.
 public final class PendingExecution: Sendable {
-    private let state: Mutex<RunningExecution?>
+    /// A started execution building a tree or writing bytes.
+    enum Started: ~Copyable {
+        case tree(RunningExecution<TreeOutput>)
+        case bytes(RunningExecution<ByteOutput>)
+    }
 
-    init(_ running: sending RunningExecution) {
-        state = Mutex(running)
+    private let state: Mutex<Started?>
+
+    init(_ started: consuming sending Started) {
+        state = Mutex(started)
     }
 
     /// Awaits the remaining work and returns the response. A second call gets an error response.
     public func finish() async -> GraphQLResponse {
-        guard let running = state.withLock({ $0.take() }) else {
-            return GraphQLResponse(data: nil, errors: [GraphQLError("This execution was already finished.")])
+        guard let started = state.withLock({ $0.take() }) else { return Self.finishedTwice }
+        switch consume started {
+        case .tree(let running): return await running.finish().result()
+        case .bytes(let running): return await running.finish().encoded().result
         }
-        return await running.finish()
     }
+
+    /// Awaits the remaining work and returns the response as JSON bytes (see
+    /// ``EncodedResponse``). A second call gets an error response.
+    public func finishEncoded() async -> EncodedResponse {
+        guard let started = state.withLock({ $0.take() }) else { return EncodedResponse(errors: Self.finishedTwice.errors) }
+        switch consume started {
+        case .tree(let running):
+            let result = await running.finish().result()
+            guard let data = result.data else { return EncodedResponse(errors: result.errors) }
+            var body = Array("{\"data\":".utf8)
+            JSONWriter.write(data, into: &body)
+            body.append(UInt8(ascii: "}"))
+            return EncodedResponse(body: body, errors: result.errors)
+        case .bytes(let running):
+            return await running.finish().encoded()
+        }
+    }
+
+    private static let finishedTwice = GraphQLResponse(data: nil, errors: [GraphQLError("This execution was already finished.")])
 }
 
 /// Parses, validates and executes one request without a cache (graphql-js `graphql()`).

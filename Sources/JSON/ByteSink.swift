@@ -3,10 +3,14 @@ import Synchronization
 /// An append-only byte buffer written through a raw pointer: a write checks the
 /// capacity once and never asks whether storage is shared, as `[UInt8]` must.
 /// Owns its memory; freed when the sink goes away.
-struct ByteSink: ~Copyable {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+///
+/// `package` so that the GraphQL executor can write responses straight to bytes;
+/// the hot methods are `@inlinable` so that calls from other modules compile to a
+/// capacity check and a store, as they do here.
+package struct ByteSink: ~Copyable {
+    @usableFromInline package private(set) var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline package private(set) var count = 0
+    @usableFromInline var capacity: Int
 
     /// The size of the largest output so far (capped), so most sinks start big
     /// enough. It only grows: a hint that followed every output would be written
@@ -17,13 +21,13 @@ struct ByteSink: ~Copyable {
     private static let maxHint = 16 << 10
 
     /// A sink with room for about as much as recent outputs needed.
-    init() {
+    package init() {
         capacity = ByteSink.sizeHint.load(ordering: .relaxed)
         base = .allocate(capacity: capacity)
     }
 
     /// A sink with room for `capacity` bytes.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = Swift.max(capacity, 0)
         base = .allocate(capacity: self.capacity)
     }
@@ -31,10 +35,25 @@ struct ByteSink: ~Copyable {
     deinit { base.deallocate() }
 
     /// Forgets the bytes written, keeping the memory.
-    mutating func removeAll() { count = 0 }
+    package mutating func removeAll() { count = 0 }
+
+    /// Forgets the bytes written after `position` (which must not be past the end).
+    @inlinable
+    package mutating func truncate(to position: Int) {
+        if position < count { count = Swift.max(position, 0) }
+    }
+
+    /// The bytes from `start` to the end, copied into an array.
+    package func array(from start: Int = 0) -> [UInt8] {
+        let length = Swift.max(count - start, 0)
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            if let target = buffer.baseAddress { target.initialize(from: base + start, count: length) }
+            initialized = length
+        }
+    }
 
     /// Remembers this sink's size as the next ones' starting capacity when it was larger.
-    func recordSize() {
+    package func recordSize() {
         if count > capacity / 2, count > ByteSink.sizeHint.load(ordering: .relaxed), count <= ByteSink.maxHint {
             // Rounded up so that slightly larger outputs still fit.
             ByteSink.sizeHint.store(count + count / 4, ordering: .relaxed)
@@ -42,13 +61,13 @@ struct ByteSink: ~Copyable {
     }
 
     /// Makes room for `extra` more bytes.
-    @inline(__always)
-    mutating func reserve(_ extra: Int) {
+    @inlinable @inline(__always)
+    package mutating func reserve(_ extra: Int) {
         if capacity - count < extra { grow(extra) }
     }
 
-    @inline(never)
-    private mutating func grow(_ extra: Int) {
+    @usableFromInline @inline(never)
+    mutating func grow(_ extra: Int) {
         let newCapacity = Swift.max(capacity * 2, count + extra, 64)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.initialize(from: base, count: count)
@@ -57,30 +76,30 @@ struct ByteSink: ~Copyable {
         capacity = newCapacity
     }
 
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    package mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
     /// Appends a byte the caller has already reserved room for.
-    @inline(__always)
-    mutating func appendReserved(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    package mutating func appendReserved(_ byte: UInt8) {
         base[count] = byte
         count += 1
     }
 
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always)
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         reserve(bytes.count)
         (base + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
 
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         reserve(bytes.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -88,17 +107,17 @@ struct ByteSink: ~Copyable {
     }
 
     /// Appends bytes the caller has already reserved room for.
-    @inline(__always)
-    mutating func appendReserved(_ source: UnsafePointer<UInt8>, count length: Int) {
+    @inlinable @inline(__always)
+    package mutating func appendReserved(_ source: UnsafePointer<UInt8>, count length: Int) {
         (base + count).update(from: source, count: length)
         count += length
     }
 
-    @inline(__always)
-    mutating func append(_ text: StaticString) {
+    @inlinable @inline(__always)
+    package mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// The bytes written so far.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    package var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 }

@@ -8,63 +8,93 @@ public func execute(schema: GraphQLSchema, request: ExecutionRequest) async -> E
     await execute(schema: schema, request: request, plans: nil)
 }
 
-/// Executes with plans cached per document (see ``PreparedDocument``).
-func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) async -> ExecutionResult {
-    switch startExecution(schema: schema, request: request, plans: plans) {
-    case .finished(let result):
-        return result
-    case .running(let running):
-        return await running.finish()
+/// ``execute(schema:request:)`` with the response written as JSON while
+/// executing (no result tree): what a server sends. The bytes are those
+/// `JSONWriter.write(result.json)` gives for the same execution.
+public func executeEncoded(schema: GraphQLSchema, request: ExecutionRequest) async -> EncodedResponse {
+    switch startExecution(schema: schema, request: request, plans: nil, output: ByteOutput.response()) {
+    case .failed(let errors): return EncodedResponse(errors: errors)
+    case .finished(let executor): return executor.encoded()
+    case .running(let running): return await running.finish().encoded()
     }
 }
 
-/// An execution begun without waiting: finished, or with work that must be awaited.
-enum ExecutionStart {
-    case finished(ExecutionResult)
-    case running(RunningExecution)
+/// Executes with plans cached per document (see ``PreparedDocument``).
+func execute(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) async -> ExecutionResult {
+    switch startExecution(schema: schema, request: request, plans: plans, output: TreeOutput()) {
+    case .failed(let errors): return ExecutionResult(data: nil, errors: errors)
+    case .finished(let executor): return executor.result()
+    case .running(let running): return await running.finish().result()
+    }
+}
+
+/// An execution begun without waiting: not started (request errors), finished
+/// (the executor's output holds the data), or with work that must be awaited.
+enum ExecutionStart<Output: ResponseOutput & ~Copyable>: ~Copyable {
+    case failed([GraphQLError])
+    case finished(Executor<Output>)
+    case running(RunningExecution<Output>)
 }
 
 /// The part of an execution left after its synchronous start: pending async work
 /// of a query, or a whole mutation (whose root fields run one after the other).
-struct RunningExecution {
+struct RunningExecution<Output: ResponseOutput & ~Copyable>: ~Copyable {
     enum Stage {
         case draining(ResultNode)
         case mutation(SelectionPlan, rootValue: any Sendable)
     }
 
-    var executor: Executor
+    var executor: Executor<Output>
     let stage: Stage
 
-    /// Awaits the remaining work and assembles the result.
-    consuming func finish() async -> ExecutionResult {
-        let data: JSONValue
+    /// Awaits the remaining work; the returned executor's output holds the data.
+    consuming func finish() async -> Executor<Output> {
+        let stage = self.stage
+        var executor = self.executor
         switch stage {
         case .draining(let node):
             await executor.drain()
-            data = node.finish() ?? .null
+            executor.out.truncate(to: executor.dataStart)
+            if !node.finish(into: &executor.out) { executor.out.null() }
         case .mutation(let root, let rootValue):
-            data = await executor.executeSerially(root, rootValue: rootValue)
+            await executor.executeSerially(root, rootValue: rootValue)
         }
-        return ExecutionResult(data: data, errors: executor.errors)
+        return executor
+    }
+}
+
+extension Executor where Output == TreeOutput {
+    /// The finished result (the output holds the data).
+    consuming func result() -> ExecutionResult {
+        ExecutionResult(data: out.root, errors: errors)
+    }
+}
+
+extension Executor where Output == ByteOutput {
+    /// The finished response (the output holds `{"data":` and the data).
+    consuming func encoded() -> EncodedResponse {
+        EncodedResponse(body: out.closeResponse(), errors: errors)
     }
 }
 
 /// Selects the operation, coerces variables, plans (or reuses the cached plan) and
 /// completes every field that needs no waiting. A query whose resolvers all return
 /// at once finishes here; anything else comes back as ``RunningExecution``.
-func startExecution(schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?) -> ExecutionStart {
+func startExecution<Output: ResponseOutput & ~Copyable>(
+    schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?, output: consuming Output
+) -> ExecutionStart<Output> {
     let document = request.document
     let operation: OperationDefinition
     switch selectOperation(in: document, named: request.operationName) {
     case .success(let found): operation = found
-    case .failure(let error): return .finished(ExecutionResult(data: nil, errors: [error]))
+    case .failure(let error): return .failed([error])
     }
     let variables: JSONObject
     let variablesPlan = plans?.variables(for: request.operationName, operation: operation, schema: schema)
         ?? VariablesPlan(schema: schema, operation: operation)
     switch variablesPlan.coerce(request.variables, schema: schema, source: document.source) {
     case .success(let coerced): variables = coerced
-    case .failure(let failure): return .finished(ExecutionResult(data: nil, errors: failure.errors))
+    case .failure(let failure): return .failed(failure.errors)
     }
     let rootType: GraphQLObjectType?
     switch operation.operation {
@@ -77,7 +107,7 @@ func startExecution(schema: GraphQLSchema, request: ExecutionRequest, plans: Pla
             "Schema is not configured to execute \(operation.operation.rawValue) operation.",
             locations: document.source.locations(at: [operation.loc.start])
         )
-        return .finished(ExecutionResult(data: nil, errors: [error]))
+        return .failed([error])
     }
 
     let plan: OperationPlan
@@ -93,26 +123,26 @@ func startExecution(schema: GraphQLSchema, request: ExecutionRequest, plans: Pla
         do {
             plan = try planner.plan(operation, rootType: rootType)
         } catch {
-            return .finished(ExecutionResult(data: nil, errors: [GraphQLError(error.message)]))
+            return .failed([GraphQLError(error.message)])
         }
         if let key { plans?.store(plan, for: key) }
     }
 
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
-    var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, plan: plan)
+    var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, plan: plan, output: output)
     if operation.operation == .mutation {
         return .running(RunningExecution(executor: executor, stage: .mutation(plan.root, rootValue: request.rootValue)))
     }
-    let data: JSONValue
-    switch executor.executeFields(plan.root, source: Executor.objectSource(request.rootValue)) {
-    case .value(let value):
-        data = value
+    switch executor.executeFields(plan.root, source: ObjectSource(request.rootValue)) {
+    case .written:
+        break
     case .node(let node):
         return .running(RunningExecution(executor: executor, stage: .draining(node)))
     case .pending, .failed:
-        data = .null
+        executor.out.truncate(to: executor.dataStart)
+        executor.out.null()
     }
-    return .finished(ExecutionResult(data: data, errors: executor.errors))
+    return .finished(executor)
 }
 
 /// Picks the operation to run (spec §6.1 "GetOperation").
@@ -230,13 +260,18 @@ final class VariablesPlan: Sendable {
     }
 }
 
-extension Executor {
+extension ObjectSource {
     /// The root value as a selection source.
-    static func objectSource(_ value: any Sendable) -> ObjectSource {
-        if let json = value as? JSONValue, case .object(let object) = json { return .json(object) }
-        return .value(value)
+    init(_ value: any Sendable) {
+        if let json = value as? JSONValue, case .object(let object) = json {
+            self = .json(object)
+        } else {
+            self = .value(value)
+        }
     }
+}
 
+extension Executor where Output: ~Copyable {
     /// Runs pending work concurrently until none is left; completes each result on this task.
     mutating func drain() async {
         // One pending item and nothing else: await it inline, no child task.
@@ -275,47 +310,66 @@ extension Executor {
     /// Completes a pending field or list item with its awaited value.
     mutating func resume(_ work: PendingWork, with result: Result<(any Sendable)?, any Error>) {
         restorePath(work.path)
+        let mark = out.position
         let completed: Completed
         switch result {
         case .success(let raw):
             completed = complete(work.level, work.plan, raw)
         case .failure(let error):
             record(FieldError(wrapping: error), work.plan)
-            completed = work.plan.shape.isNonNull(work.level) ? .failed : .value(.null)
+            completed = failedAt(mark, work.level, work.plan)
         }
         switch completed {
-        case .value(let value):
-            work.node.slots[work.slot] = .value(value)
+        case .written:
+            work.node.slots[work.slot] = out.take(from: mark)
         case .node(let child):
             work.node.slots[work.slot] = .node(child, nonNull: work.plan.shape.isNonNull(work.level))
         case .pending(let deferred):
             pending.append(PendingWork(node: work.node, slot: work.slot, level: work.level, plan: work.plan, path: work.path, deferred: deferred))
         case .failed:
+            out.truncate(to: mark)
             work.node.slots[work.slot] = .failed
         }
     }
 
-    /// Mutation root fields, each finished before the next starts (spec §6.2.2).
-    mutating func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async -> JSONValue {
-        let node = ResultNode(object: JSONObject())
-        for plan in selection.fields {
+    /// Mutation root fields, each finished before the next starts (spec §6.2.2);
+    /// the data is then in the output.
+    mutating func executeSerially(_ selection: SelectionPlan, rootValue: any Sendable) async {
+        let node = ResultNode(isList: false, keys: selection.responseKeys)
+        let start = out.position
+        let source = ObjectSource(rootValue)
+        out.beginObject()
+        for (position, plan) in selection.fields.enumerated() {
             pathSteps.removeAll(keepingCapacity: true)
             pathObjects.removeAll(keepingCapacity: true)
+            out.key(plan, first: position == 0)
             pushField(plan)
-            let completed = executeField(plan, source: Executor.objectSource(rootValue))
-            node.keys.append(plan.responseKey)
+            let completed = executeField(plan, source: source)
             switch completed {
-            case .value(let value): node.slots.append(.value(value))
-            case .failed: return .null
-            case .node(let child): node.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
+            case .written:
+                out.spill(from: start, into: node)
+            case .failed:
+                out.truncate(to: start)
+                out.null()
+                return
+            case .node(let child):
+                out.spill(from: start, into: node)
+                node.slots.append(.node(child, nonNull: plan.shape.isNonNull(0)))
             case .pending(let deferred):
+                out.spill(from: start, into: node)
                 node.slots.append(.pending)
                 pending.append(PendingWork(node: node, slot: node.slots.count - 1, level: 0, plan: plan, path: currentPath(), deferred: deferred))
             }
             pop()
             await drain()
-            if case .failed? = node.slots.last { return .null }
+            if case .failed? = node.slots.last {
+                out.truncate(to: start)
+                out.null()
+                return
+            }
         }
-        return node.finish() ?? .null
+        out.endPartial(isList: false)
+        out.spill(from: start, into: node)
+        if !node.finish(into: &out) { out.null() }
     }
 }

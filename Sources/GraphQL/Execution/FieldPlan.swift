@@ -43,6 +43,10 @@ final class FieldPlan: Sendable {
     /// The selection of an object-typed field, unretained: ``completion`` owns it.
     let objectSelection: Unmanaged<SelectionPlan>?
     let responseKey: String
+    /// `"responseKey":` as JSON, for responses written straight to bytes.
+    let encodedKey: FrozenBytes
+    /// The parent type's name as a JSON string (what `__typename` writes).
+    let encodedTypename: FrozenBytes
     /// Position among the operation's plans (indexes the path's field steps).
     let index: Int
     /// Where a request memoises the arguments when they depend on variables
@@ -87,6 +91,11 @@ final class FieldPlan: Sendable {
         case invalid
     }
 
+    deinit {
+        encodedKey.free()
+        encodedTypename.free()
+    }
+
     /// Every field node of the key, in document order.
     var nodes: [Field] { moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes }
 
@@ -94,6 +103,13 @@ final class FieldPlan: Sendable {
          shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
+        var key: [UInt8] = []
+        JSONWriter.writeString(responseKey, into: &key)
+        key.append(UInt8(ascii: ":"))
+        self.encodedKey = FrozenBytes(key)
+        var typename: [UInt8] = []
+        JSONWriter.writeString(parentType, into: &typename)
+        self.encodedTypename = FrozenBytes(typename)
         self.firstNode = firstNode
         self.moreNodes = moreNodes
         self.argumentDefinitions = definition.arguments

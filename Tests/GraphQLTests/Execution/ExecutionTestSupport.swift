@@ -1,6 +1,7 @@
 import Foundation
 import GraphQL
 import JSON
+import Testing
 
 /// Shared helpers of the execution, type and introspection tests.
 enum TestSupport {
@@ -25,8 +26,27 @@ enum TestSupport {
         rootValue: any Sendable = JSONValue.null
     ) async -> GraphQLResponse {
         let engine = GraphQLEngine(schema: schema, cacheCapacity: 0)
-        return await engine.execute(GraphQLRequest(query: query, operationName: operationName, variables: variables),
-                                    context: context, rootValue: rootValue)
+        return await both(engine, GraphQLRequest(query: query, operationName: operationName, variables: variables),
+                          context: context, rootValue: rootValue)
+    }
+
+    /// Runs `request` twice, building the result tree and writing the response
+    /// straight to bytes, expects the bytes to be exactly what the tree's JSON
+    /// writes, and returns the tree's response. (Resolvers run once per path.)
+    static func both(
+        _ engine: GraphQLEngine,
+        _ request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async -> GraphQLResponse {
+        let tree = await engine.execute(request, context: context, rootValue: rootValue)
+        let encoded = await engine.executeEncoded(request, context: context, rootValue: rootValue)
+        let expected = JSONWriter.string(tree.json)
+        let written = String(decoding: encoded.body(), as: UTF8.self)
+        #expect(written == expected, "bytes path differs from the tree path", sourceLocation: sourceLocation)
+        #expect(encoded.hasData == (tree.data != nil), sourceLocation: sourceLocation)
+        return tree
     }
 
     /// The response as compact JSON text.

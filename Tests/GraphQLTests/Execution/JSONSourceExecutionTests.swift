@@ -32,8 +32,8 @@ import Testing
         // Twice through one engine: the second run uses the cached plan and the
         // member positions the first one remembered.
         let engine = GraphQLEngine(schema: schema, cacheCapacity: 10)
-        let first = JSONWriter.string(await engine.execute(GraphQLRequest(query: query), rootValue: rootValue).json)
-        let second = JSONWriter.string(await engine.execute(GraphQLRequest(query: query), rootValue: rootValue).json)
+        let first = JSONWriter.string(await TestSupport.both(engine, GraphQLRequest(query: query), rootValue: rootValue).json)
+        let second = JSONWriter.string(await TestSupport.both(engine, GraphQLRequest(query: query), rootValue: rootValue).json)
         #expect(first == second)
         return first
     }
@@ -110,7 +110,7 @@ import Testing
         let root = try JSONParser.parse(#"{"items":[{"raw":{"any":[1,"json"]},"cents":1250,"list":[5,100]},{"raw":7,"cents":"x"}]}"#)
         let engine = GraphQLEngine(schema: schema, cacheCapacity: 10)
         for _ in 0..<2 {
-            let text = JSONWriter.string(await engine.execute(GraphQLRequest(query: "{ items { raw cents list } }"), rootValue: root).json)
+            let text = JSONWriter.string(await TestSupport.both(engine, GraphQLRequest(query: "{ items { raw cents list } }"), rootValue: root).json)
             #expect(text == #"{"errors":[{"message":"Cents must be an integer","locations":[{"line":1,"column":15}],"path":["items",1,"cents"]}],"data":{"items":[{"raw":{"any":[1,"json"]},"cents":"12.50","list":["0.05","1.00"]},{"raw":7,"cents":null,"list":null}]}}"#)
         }
     }

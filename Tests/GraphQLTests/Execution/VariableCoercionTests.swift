@@ -28,7 +28,7 @@ import Testing
         query B($name: String!) { hello(name: $name) }
         """#
         func run(_ operation: String, _ variables: JSONObject) async -> String {
-            JSONWriter.string(await engine.execute(GraphQLRequest(query: document, operationName: operation, variables: variables)).json)
+            JSONWriter.string(await TestSupport.both(engine, GraphQLRequest(query: document, operationName: operation, variables: variables)).json)
         }
         for _ in 0..<2 {
             let cases: [(String, JSONObject, String)] = [

@@ -49,7 +49,7 @@ import Testing
         }
         """
         func run(_ lines: Bool, _ first: Int64) async -> String {
-            TestSupport.text(await engine.execute(GraphQLRequest(query: query, variables: ["id": "ord_1001", "lines": .bool(lines), "first": .int(first)])))
+            TestSupport.text(await TestSupport.both(engine, GraphQLRequest(query: query, variables: ["id": "ord_1001", "lines": .bool(lines), "first": .int(first)])))
         }
         let withLines = await run(true, 1)
         let without = await run(false, 2)
@@ -77,7 +77,10 @@ import Testing
                 group.addTask {
                     // A few distinct texts too, so entries are evicted while others read.
                     let text = index % 8 == 0 ? query + "\n# \(index)" : query
-                    return await engine.execute(GraphQLRequest(query: text, variables: variables)).json == expected
+                    let request = GraphQLRequest(query: text, variables: variables)
+                    let tree = await engine.execute(request).json == expected
+                    let bytes = await engine.executeEncoded(request).body() == JSONWriter.write(expected)
+                    return tree && bytes
                 }
             }
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }

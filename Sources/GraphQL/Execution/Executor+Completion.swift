@@ -1,0 +1,251 @@
+import JSON
+import Synchronization
+
+extension Executor where Output: ~Copyable {
+    /// Spec §6.4.3 "CompleteValue", at wrapper `level` of the field's type: the
+    /// value is written to the output (or left pending).
+    mutating func completeValue(_ level: Int, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
+        guard let raw else { return try writeNull(level, plan) }
+        if let json = raw as? JSONValue { return try completeJSON(level, plan, json) }
+        if let deferred = raw as? Deferred { return .pending(deferred) }
+        if plan.shape.isList(level) {
+            if let items = raw as? [any Sendable] { return completeList(level + 1, plan, items) }
+            if let items = raw as? [JSONValue] { return completeJSONList(level + 1, plan, items) }
+            throw notIterable(plan)
+        }
+        switch plan.completion {
+        case .builtin(let builtin):
+            let value: JSONValue
+            do { value = try builtin.serialize(raw) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .scalar(let scalar):
+            let value: JSONValue
+            do { value = try scalar.type.serializeValue(raw) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .enum(let enumType):
+            let value: JSONValue
+            do { value = try enumType.type.serializeValue(raw) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .object(let selection):
+            return executeFields(selection, source: .value(raw))
+        case .abstract(let abstract):
+            let selection = try runtimeSelection(of: raw, abstract, plan)
+            return executeFields(selection, source: .value(raw))
+        case .invalid:
+            throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
+        }
+    }
+
+    /// `null` at `level`, or the non-null error.
+    @inline(__always)
+    mutating func writeNull(_ level: Int, _ plan: FieldPlan) throws(FieldError) -> Completed {
+        if plan.shape.isNonNull(level) { throw nonNullError(plan) }
+        out.null()
+        return .written
+    }
+
+    /// A serialised leaf value at `level` (null at a non-null level is the non-null error).
+    @inline(__always)
+    mutating func writeLeaf(_ value: JSONValue, _ level: Int, _ plan: FieldPlan) throws(FieldError) -> Completed {
+        if case .null = value { return try writeNull(level, plan) }
+        out.value(value)
+        return .written
+    }
+
+    /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts, no type walking.
+    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, _ json: JSONValue) throws(FieldError) -> Completed {
+        if plan.shape.isList(level) {
+            switch json {
+            case .null: return try writeNull(level, plan)
+            case .array(let items): return completeJSONList(level + 1, plan, items)
+            default: throw notIterable(plan)
+            }
+        }
+        if case .null = json { return try writeNull(level, plan) }
+        switch plan.completion {
+        case .builtin(let builtin):
+            if builtin.servesAsIs(json) {
+                out.value(json)
+                return .written
+            }
+            let value: JSONValue
+            do { value = try builtin.serializeJSON(json) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .scalar(let scalar):
+            if scalar.passesJSONThrough {
+                out.value(json)
+                return .written
+            }
+            let value: JSONValue
+            do { value = try scalar.type.serializeJSON(json) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .enum(let enumType):
+            if case .string(let name) = json, plan.hasEnumName(name) {
+                out.value(json)
+                return .written
+            }
+            let value: JSONValue
+            do { value = try enumType.type.serializeJSON(json) } catch { throw FieldError(error.message) }
+            return try writeLeaf(value, level, plan)
+        case .object(let selection):
+            if case .object(let object) = json {
+                // The plan keeps its selection alive: no retain of the shared plan.
+                if let shared = plan.objectSelection {
+                    return shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
+                }
+                return executeFields(selection, json: object)
+            }
+            return executeFields(selection, source: .value(json))
+        case .abstract(let abstract):
+            if case .object(let object) = json {
+                let selection = try runtimeSelection(ofJSON: object, abstract, plan)
+                return executeFields(selection, json: object)
+            }
+            let selection = try runtimeSelection(of: json, abstract, plan)
+            return executeFields(selection, source: .value(json))
+        case .invalid:
+            throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
+        }
+    }
+
+    /// Spec §6.4.3 for lists: every item completed at its index (`level` is the items' level).
+    mutating func completeList(_ level: Int, _ plan: FieldPlan, _ items: [any Sendable]) -> Completed {
+        let start = out.position
+        out.beginList()
+        var node: ResultNode?
+        for (index, item) in items.enumerated() {
+            out.item(first: index == 0)
+            pushIndex(index)
+            let completed = complete(level, plan, item)
+            let placed = placeItem(completed, level, plan, start, &node)
+            pop()
+            if !placed { return .failed }
+        }
+        return endList(start, node)
+    }
+
+    mutating func completeJSONList(_ level: Int, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
+        let start = out.position
+        out.beginList()
+        var node: ResultNode?
+        for index in items.indices {
+            out.item(first: index == 0)
+            pushIndex(index)
+            let completed = completeJSONCatching(level, plan, items[index])
+            let placed = placeItem(completed, level, plan, start, &node)
+            pop()
+            if !placed { return .failed }
+        }
+        return endList(start, node)
+    }
+
+    /// Closes a list begun at `start`: finished, or a node when items are pending.
+    @inline(__always)
+    private mutating func endList(_ start: Int, _ node: ResultNode?) -> Completed {
+        if let node {
+            out.endPartial(isList: true)
+            out.spill(from: start, into: node)
+            return .node(node)
+        }
+        out.endList(start: start)
+        return .written
+    }
+
+    /// Places a list item's completion in the list begun at `start`; false when the list itself fails.
+    @inline(__always)
+    private mutating func placeItem(_ completed: consuming Completed, _ level: Int, _ plan: FieldPlan,
+                                    _ start: Int, _ node: inout ResultNode?) -> Bool {
+        switch consume completed {
+        case .written:
+            return true
+        case .failed:
+            return false
+        case .node(let child):
+            let target = node ?? ResultNode(isList: true, keys: [])
+            node = target
+            out.spill(from: start, into: target)
+            target.slots.append(.node(child, nonNull: plan.shape.isNonNull(level)))
+        case .pending(let deferred):
+            let target = node ?? ResultNode(isList: true, keys: [])
+            node = target
+            out.spill(from: start, into: target)
+            target.slots.append(.pending)
+            pending.append(PendingWork(node: target, slot: target.slots.count - 1, level: level, plan: plan, path: currentPath(), deferred: deferred))
+        }
+        return true
+    }
+
+    /// ``runtimeSelection(of:_:_:)`` for a JSON object: without a type resolver,
+    /// reads its `__typename` in place (no boxing, no casts).
+    mutating func runtimeSelection(ofJSON object: JSONObject, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        guard abstract.resolveType == nil else { return try runtimeSelection(of: JSONValue.object(object), abstract, plan) }
+        let hint = abstract.typenameHint.load(ordering: .relaxed)
+        var name: String?
+        if let index = object.index(forKey: "__typename", hint: hint) {
+            if index != hint { abstract.typenameHint.store(index, ordering: .relaxed) }
+            if case .string(let found) = object.values[index] { name = found }
+        }
+        return try selection(named: name, abstract, plan)
+    }
+
+    /// Spec §6.4.3 "ResolveAbstractType": the selection for the value's object type.
+    mutating func runtimeSelection(of value: any Sendable, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        let resolver = abstract.resolveType
+        let name: String?
+        if let resolver {
+            do {
+                name = try resolver.body(value, ResolveInfo(field: plan, path: currentPath(), request: scope))
+            } catch {
+                throw FieldError(wrapping: error)
+            }
+        } else {
+            name = Executor.typename(of: value)
+        }
+        return try selection(named: name, abstract, plan)
+    }
+
+    /// The selection of the object type `name` an abstract value resolved to, or the error graphql-js gives.
+    func selection(named name: String?, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        let abstractType = abstract.name
+        guard let name else {
+            throw FieldError("Abstract type \"\(abstractType)\" must resolve to an Object type at runtime for field \"\(plan.parentTypeName).\(plan.fieldName)\". Either the \"\(abstractType)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
+        }
+        guard let selection = abstract.selection(for: name) else {
+            if schema.type(named: name) == nil {
+                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a type \"\(name)\" that does not exist inside the schema.")
+            }
+            if schema.objectType(named: name) == nil {
+                throw FieldError("Abstract type \"\(abstractType)\" was resolved to a non-object type \"\(name)\".")
+            }
+            throw FieldError("Runtime Object type \"\(name)\" is not a possible type for \"\(abstractType)\".")
+        }
+        return selection
+    }
+
+    /// The `__typename` a value carries, if any.
+    static func typename(of value: any Sendable) -> String? {
+        switch value {
+        case let json as JSONValue:
+            if case .object(let object) = json, case .string(let name)? = object["__typename"] { return name }
+            return nil
+        case let named as any GraphQLTypeNamed:
+            return named.graphQLTypeName
+        case let dictionary as [String: any Sendable]:
+            return dictionary["__typename"] as? String
+        case let object as JSONObject:
+            if case .string(let name)? = object["__typename"] { return name }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The default resolver for values that are not JSON objects.
+    static func property(of source: any Sendable, _ name: String) -> (any Sendable)? {
+        if let dictionary = source as? [String: any Sendable] { return dictionary[name] ?? nil }
+        if let readable = source as? any GraphQLFieldReadable { return readable.graphQLField(name) }
+        if let object = source as? JSONObject { return object[name] }
+        if let json = source as? JSONValue, case .object(let object) = json { return object[name] }
+        return nil
+    }
+}
