@@ -110,7 +110,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// connection is lost, `CancellationError` if the task is cancelled (the server
     /// is asked to cancel the statement when it is the only one in flight).
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await submit(query, isScript: false)
+        try await submit(query, isScript: false, groupable: false)
+    }
+
+    /// Runs one autocommit statement for `PostgresPool.query`: a SELECT, INSERT,
+    /// UPDATE, DELETE, WITH, VALUES or TABLE statement may share a sync point with
+    /// its neighbours (see `pump`); a group that fails is replayed statement by statement.
+    func pipelinedQuery(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await submit(query, isScript: false, groupable: startsGroupableStatement(query.sql))
     }
 
     /// Runs SQL through the simple query protocol: several `;`-separated statements,
@@ -119,7 +126,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard query.bindings.count == 0 else {
             throw PostgresError(.invalidInput, message: "the simple query protocol takes no parameters", query: query.description)
         }
-        return try await submit(query, isScript: true)
+        return try await submit(query, isScript: true, groupable: false)
     }
 
     /// Closes the connection: statements still waiting fail with `.connectionFailure`.
@@ -128,7 +135,7 @@ public final class PostgresConnection: @unchecked Sendable {
         perform(actions)
     }
 
-    private func submit(_ query: PostgresQuery, isScript: Bool) async throws -> PostgresRows {
+    private func submit(_ query: PostgresQuery, isScript: Bool, groupable: Bool) async throws -> PostgresRows {
         if let invalid = query.bindings.invalidValue {
             throw PostgresError(.invalidInput, message: invalid, query: query.description)
         }
@@ -139,6 +146,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let id = lastRequestID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
+                var deferToLoop = false
                 let actions: ConnectionActions = lock.withLock {
                     if let closed = state.closedError {
                         var actions = ConnectionActions()
@@ -150,9 +158,21 @@ public final class PostgresConnection: @unchecked Sendable {
                         actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
                         return actions
                     }
-                    state.pending.append(PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation))
+                var request = PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation)
+                    request.groupable = groupable
+                    state.pending.append(request)
+                    if groupable, loop.isCurrentThread {
+                        // A task on the I/O thread: its statement leaves with the others this turn
+                        // resumes, after they all ran (`PostgresEventLoop.sendDeferred`).
+                        if !state.sendDeferred {
+                            state.sendDeferred = true
+                            deferToLoop = true
+                        }
+                        return ConnectionActions()
+                    }
                     return pump()
                 }
+                if deferToLoop { loop.deferSend(self) }
                 perform(actions)
             }
         } onCancel: {
@@ -227,6 +247,18 @@ public final class PostgresConnection: @unchecked Sendable {
         perform(actions)
     }
 
+    /// Sends the statements that tasks on the I/O thread queued this turn. On the loop thread.
+    func sendDeferred() {
+        let actions = lock.withLock {
+            state.sendDeferred = false
+            return pump()
+        }
+        perform(actions)
+    }
+
+    /// What this connection sent and replayed so far.
+    var pipelineCounters: PipelineCounters { lock.withLock { state.counters } }
+
     /// Whether the loop should wait for the socket to become writable.
     var wantsWrite: Bool { needsFlushFlag.load(ordering: .acquiring) && !closedFlag.load(ordering: .acquiring) }
 
@@ -285,6 +317,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         state.inflight.removeAll()
         state.pending.removeAll()
+        state.cursor = 0
+        state.groupError = nil
         actions.closed = (error, state.closeHandler)
         state.closeHandler = nil
         return actions

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,8 +18,17 @@ import Glibc
 /// the loop polls without sleeping for up to `spinBeforeSleeping` (50 µs)
 /// before it sleeps: a quick answer then costs no sleep and no wake-up.
 ///
+/// Statements sent by tasks running here are not sent one by one: they are
+/// queued, and when the turn's tasks have all run, each connection sends its
+/// queue at once (`sendDeferred`), so statements resumed together leave
+/// together, under one sync point where they may share one (see
+/// `PostgresConnection.pump`).
+///
 /// `@unchecked Sendable`: `registrations`, `pollDirty`, `jobs` and `loopThread`
-/// are guarded by `lock`; the pipe descriptors are immutable after `init`.
+/// are guarded by `lock`; `deferred` is only touched on the loop thread
+/// (`deferSend` is only called there, `isCurrentThread` checked under the
+/// connection's lock just before); `loopThreadID` is atomic; the pipe
+/// descriptors are immutable after `init`.
 final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
     /// The process-wide loop, started on first use.
     static let shared = PostgresEventLoop()
@@ -28,6 +38,10 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
     private var pollDirty = true
     private var jobs: [UnownedJob] = []
     private var loopThread: pthread_t?
+    /// The loop thread's id, readable without the lock (0 until it starts).
+    private let loopThreadID = Atomic<UInt>(0)
+    /// Connections whose statements wait for the end of this turn. Loop thread only.
+    private var deferred: [PostgresConnection] = []
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -78,6 +92,18 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
         if first && !onLoop { wake() }
     }
 
+    /// Whether the caller runs on the loop thread (a task that prefers this executor).
+    var isCurrentThread: Bool {
+        let id = loopThreadID.load(ordering: .relaxed)
+        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+    }
+
+    /// `connection` has statements queued by tasks running on this thread: it sends
+    /// them when the turn's tasks have run. Only called on the loop thread.
+    func deferSend(_ connection: PostgresConnection) {
+        deferred.append(connection)
+    }
+
     /// How long the loop looks for results before sleeping, after running tasks that prefer it
     /// (measured: one client on the I/O executor 2–3× faster when a loaded machine wakes threads slowly;
     /// `Benchmarks/postgres/README.md`).
@@ -91,6 +117,8 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         lock.withLock { loopThread = pthread_self() }
+        loopThreadID.store(UInt(pthread_self()), ordering: .relaxed)
+        var sending: [PostgresConnection] = []
         var watched: [PostgresConnection] = []
         var fds: [pollfd] = []
         var batch: [UnownedJob] = []
@@ -99,6 +127,12 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
             let ranJobs = !batch.isEmpty
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
             batch.removeAll(keepingCapacity: true)
+            // The statements those tasks queued leave now, each connection's in one go.
+            while !deferred.isEmpty {
+                Swift.swap(&sending, &deferred)
+                for connection in sending { connection.sendDeferred() }
+                sending.removeAll(keepingCapacity: true)
+            }
             let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = lock.withLock {
                 guard pollDirty else { return (!jobs.isEmpty, nil) }
                 pollDirty = false

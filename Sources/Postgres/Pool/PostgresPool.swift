@@ -121,7 +121,7 @@ public final class PostgresPool: @unchecked Sendable {
         }
         let (slot, connection) = try await acquire(.shared, site: LeaseSite(file: file, line: line))
         defer { release(slot: slot, connection: connection, kind: .shared) }
-        return try await connection.query(query)
+        return try await connection.pipelinedQuery(query)
     }
 
     /// Lends a connection exclusively to `body` and takes it back afterwards (also
@@ -326,3 +326,27 @@ private let transactionControlKeywords: [UInt128] = ["begin", "start", "commit",
 }
 
 private let transactionControlMaxLength = 9
+
+/// Whether `sql` begins with a keyword of a plain data statement (SELECT, INSERT,
+/// UPDATE, DELETE, WITH, VALUES, TABLE; case-insensitive): the statements that may
+/// share a sync point with others. Utility and DDL statements (VACUUM, CREATE, SET,
+/// ...) always get one of their own. Allocates nothing.
+func startsGroupableStatement(_ sql: String) -> Bool {
+    var word: UInt64 = 0
+    var length = 0
+    for byte in sql.utf8 {
+        if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "(") {
+            if length == 0 { continue }
+            break
+        }
+        if length == 6 { return false }
+        word = word << 8 | UInt64(byte | 0x20)
+        length += 1
+    }
+    return groupableKeywords.contains(word)
+}
+
+/// The keywords `startsGroupableStatement` accepts, packed the same way.
+private let groupableKeywords: [UInt64] = ["select", "insert", "update", "delete", "with", "values", "table"].map { keyword in
+    keyword.utf8.reduce(0) { $0 << 8 | UInt64($1) }
+}
