@@ -28,10 +28,11 @@ const ops = {}, wall = {};
 for (const { engine, phase, ops: n, wallOps: w } of lines) { (ops[phase] ??= {})[engine] = n; (wall[phase] ??= {})[engine] = w; }
 const pad = (s, n) => String(s).padStart(n);
 console.log("ops per CPU second (process CPU time; pinned to one core)");
-console.log("phase".padEnd(10) + pad("PayQL", 10) + pad("graphql-js", 12) + pad("ratio", 8) + "   | wall ops/s: " + "PayQL".padStart(8) + pad("graphql-js", 12));
-for (const phase of ["parse", "validate", "execute", "uncached", "cached"]) {
+console.log("phase".padEnd(12) + pad("PayQL", 10) + pad("graphql-js", 12) + pad("ratio", 8) + "   | wall ops/s: " + "PayQL".padStart(8) + pad("graphql-js", 12));
+for (const phase of ["parse", "validate", "execute", "uncached", "cached", "execute+json", "cached+json"]) {
+  if (ops[phase] === undefined) continue;
   const ours = ops[phase]?.payql, theirs = ops[phase]?.["graphql-js"];
-  console.log(phase.padEnd(10) + pad(ours, 10) + pad(theirs, 12) + pad((ours / theirs).toFixed(1) + "x", 8) +
+  console.log(phase.padEnd(12) + pad(ours, 10) + pad(theirs, 12) + pad((ours / theirs).toFixed(1) + "x", 8) +
     "   |             " + pad(wall[phase]?.payql, 8) + pad(wall[phase]?.["graphql-js"], 12));
 }
 console.log("cached PayQL vs uncached graphql-js (parse+validate+execute): " + (ops.cached.payql / ops.uncached["graphql-js"]).toFixed(1) + "x");

@@ -1,6 +1,17 @@
 import JSON
 import Synchronization
 
+extension JSONValue {
+    /// Whether the value is `null` (asked of borrowed values, which `if case` would copy).
+    @inline(__always)
+    var isNullValue: Bool {
+        switch self {
+        case .null: return true
+        default: return false
+        }
+    }
+}
+
 extension Executor where Output: ~Copyable {
     /// Spec §6.4.3 "CompleteValue", at wrapper `level` of the field's type: the
     /// value is written to the output (or left pending).
@@ -53,7 +64,7 @@ extension Executor where Output: ~Copyable {
     }
 
     /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts, no type walking.
-    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, _ json: JSONValue) throws(FieldError) -> Completed {
+    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, _ json: borrowing JSONValue) throws(FieldError) -> Completed {
         if plan.shape.isList(level) {
             switch json {
             case .null: return try writeNull(level, plan)
@@ -61,7 +72,7 @@ extension Executor where Output: ~Copyable {
             default: throw notIterable(plan)
             }
         }
-        if case .null = json { return try writeNull(level, plan) }
+        if json.isNullValue { return try writeNull(level, plan) }
         switch plan.completion {
         case .builtin(let builtin):
             if builtin.servesAsIs(json) {
@@ -69,7 +80,7 @@ extension Executor where Output: ~Copyable {
                 return .written
             }
             let value: JSONValue
-            do { value = try builtin.serializeJSON(json) } catch { throw FieldError(error.message) }
+            do { value = try builtin.serializeJSON(copy json) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .scalar(let scalar):
             if scalar.passesJSONThrough {
@@ -77,32 +88,36 @@ extension Executor where Output: ~Copyable {
                 return .written
             }
             let value: JSONValue
-            do { value = try scalar.type.serializeJSON(json) } catch { throw FieldError(error.message) }
+            do { value = try scalar.type.serializeJSON(copy json) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .enum(let enumType):
-            if case .string(let name) = json, plan.hasEnumName(name) {
+            if plan.isEnumName(json) {
                 out.value(json)
                 return .written
             }
             let value: JSONValue
-            do { value = try enumType.type.serializeJSON(json) } catch { throw FieldError(error.message) }
+            do { value = try enumType.type.serializeJSON(copy json) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .object(let selection):
-            if case .object(let object) = json {
+            switch json {
+            case .object(let object):
                 // The plan keeps its selection alive: no retain of the shared plan.
                 if let shared = plan.objectSelection {
                     return shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
                 }
                 return executeFields(selection, json: object)
+            default:
+                return executeFields(selection, source: .value(copy json))
             }
-            return executeFields(selection, source: .value(json))
         case .abstract(let abstract):
-            if case .object(let object) = json {
+            switch json {
+            case .object(let object):
                 let selection = try runtimeSelection(ofJSON: object, abstract, plan)
                 return executeFields(selection, json: object)
+            default:
+                let selection = try runtimeSelection(of: copy json, abstract, plan)
+                return executeFields(selection, source: .value(copy json))
             }
-            let selection = try runtimeSelection(of: json, abstract, plan)
-            return executeFields(selection, source: .value(json))
         case .invalid:
             throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
         }
@@ -131,7 +146,8 @@ extension Executor where Output: ~Copyable {
         for index in items.indices {
             out.item(first: index == 0)
             pushIndex(index)
-            let completed = completeJSONCatching(level, plan, items[index])
+            // Borrowed in place: a copy would retain data other threads share.
+            let completed = items.withUnsafeBufferPointer { completeJSONCatching(level, plan, $0[index]) }
             let placed = placeItem(completed, level, plan, start, &node)
             pop()
             if !placed { return .failed }

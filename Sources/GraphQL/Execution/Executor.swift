@@ -173,25 +173,26 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
         for position in fields.indices {
             // The plans are shared by every request on every thread: `fields` keeps
             // them alive, and not retaining each one spares a contended reference count.
-            unowned(unsafe) let plan = fields[position]
-            out.key(plan, first: position == 0)
-            if plan.isLeafProperty {
-                guard completeLeafProperty(plan, object) else { return .failed }
-                continue
-            }
-            pushField(plan)
-            let completed: Completed
-            if plan.readsProperty {
-                if let index = propertyIndex(plan, object) {
-                    completed = completeJSONCatching(0, plan, object.values[index])
+            unowned(unsafe) let unretained = fields[position]
+            let placed = Unmanaged.passUnretained(unretained)._withUnsafeGuaranteedRef { plan in
+                out.key(plan, first: position == 0)
+                if plan.isLeafProperty { return completeLeafProperty(plan, object) }
+                pushField(plan)
+                let completed: Completed
+                if plan.readsProperty {
+                    if let index = propertyIndex(plan, object) {
+                        // Borrowed in place: a copy would retain data other threads share.
+                        completed = object.values.withUnsafeBufferPointer { completeJSONCatching(0, plan, $0[index]) }
+                    } else {
+                        completed = complete(0, plan, nil)
+                    }
                 } else {
-                    completed = complete(0, plan, nil)
+                    completed = executeField(plan, source: .json(object))
                 }
-            } else {
-                completed = executeField(plan, source: .json(object))
+                let placed = placeField(completed, plan, selection, start, &node)
+                pop()
+                return placed
             }
-            let placed = placeField(completed, plan, selection, start, &node)
-            pop()
             if !placed { return .failed }
         }
         return endFields(selection, start, node)
@@ -252,31 +253,37 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     @inline(__always)
     mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONObject) -> Bool {
         guard let index = propertyIndex(plan, object) else { return leafNull(plan) }
-        if case .null = object.values[index] { return leafNull(plan) }
+        // Borrowed in place: a copy would retain data other threads share.
+        return object.values.withUnsafeBufferPointer { completeLeaf(plan, $0[index]) }
+    }
+
+    /// ``completeLeafProperty(_:_:)`` once the property is found.
+    @inline(__always)
+    mutating func completeLeaf(_ plan: FieldPlan, _ value: borrowing JSONValue) -> Bool {
+        if value.isNullValue { return leafNull(plan) }
         switch plan.leafShortcut {
         case .builtin(let builtin):
-            if builtin.servesAsIs(object.values[index]) {
-                out.value(object.values[index])
+            if builtin.servesAsIs(value) {
+                out.value(value)
                 return true
             }
         case .passThrough:
-            out.value(object.values[index])
+            out.value(value)
             return true
         case .enumName:
-            if case .string(let name) = object.values[index], plan.hasEnumName(name) {
-                out.value(object.values[index])
+            if plan.isEnumName(value) {
+                out.value(value)
                 return true
             }
         case .none:
             break
         }
-        let value = object.values[index]
         let serialized: JSONValue
         do {
             switch plan.completion {
-            case .builtin(let builtin): serialized = try builtin.serializeJSON(value)
-            case .scalar(let scalar): serialized = try scalar.type.serializeJSON(value)
-            case .enum(let enumType): serialized = try enumType.type.serializeJSON(value)
+            case .builtin(let builtin): serialized = try builtin.serializeJSON(copy value)
+            case .scalar(let scalar): serialized = try scalar.type.serializeJSON(copy value)
+            case .enum(let enumType): serialized = try enumType.type.serializeJSON(copy value)
             case .object, .abstract, .invalid: serialized = .null
             }
         } catch {
@@ -315,7 +322,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
             switch source {
             case .json(let object):
                 guard let index = propertyIndex(plan, object) else { return complete(0, plan, nil) }
-                return completeJSONCatching(0, plan, object.values[index])
+                return object.values.withUnsafeBufferPointer { completeJSONCatching(0, plan, $0[index]) }
             case .value(let value):
                 return complete(0, plan, Executor.property(of: value, plan.fieldName))
             }
@@ -380,7 +387,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
 
     /// ``complete(_:_:_:)`` for a JSON value.
     @inline(__always)
-    mutating func completeJSONCatching(_ level: Int, _ plan: FieldPlan, _ json: JSONValue) -> Completed {
+    mutating func completeJSONCatching(_ level: Int, _ plan: FieldPlan, _ json: borrowing JSONValue) -> Completed {
         let mark = out.position
         let completed: Completed
         do {

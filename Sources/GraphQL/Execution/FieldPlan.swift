@@ -81,6 +81,15 @@ final class FieldPlan: Sendable {
         return false
     }
 
+    /// Whether `value` is a string naming one of the enum's values (read in place).
+    @inline(__always)
+    func isEnumName(_ value: borrowing JSONValue) -> Bool {
+        switch value {
+        case .string(let name): return hasEnumName(name)
+        default: return false
+        }
+    }
+
     /// How a field's named return type completes; payloads are single references.
     enum Completion: Sendable {
         case builtin(BuiltinScalar)

@@ -6,7 +6,9 @@ import JSON
 
 /// `payql graphql bench`: PayQL's GraphQL engine on the workload of
 /// `Benchmarks/graphql` (schema, query, variables, data.json): ops/s for parse,
-/// validate, execute, uncached parse+validate+execute and the cached path.
+/// validate, execute, uncached parse+validate+execute and the cached path, and
+/// execute and the cached path to the response's JSON bytes (`execute+json`,
+/// `cached+json`: what a server does per request).
 ///
 /// Options: `--workload DIR` (default `../shared/bench/graphql`, env
 /// `PAYQL_WORKLOAD`), `--seconds N` of CPU time per measurement (default 3), `--check`
@@ -36,6 +38,12 @@ enum GraphQLBenchCommand {
             printError("payql graphql bench: response differs from expected_result.json:\n" + JSONWriter.string(response.json))
             return 1
         }
+        // The response written straight to bytes must be the tree's JSON, byte for byte.
+        let encoded = await cachedEngine.executeEncoded(request).body()
+        guard encoded == JSONWriter.write(response.json) else {
+            printError("payql graphql bench: encoded response differs:\n" + String(decoding: encoded, as: UTF8.self))
+            return 1
+        }
         if try options.bool("check") {
             print("response matches expected_result.json")
             return 0
@@ -58,6 +66,15 @@ enum GraphQLBenchCommand {
         }
         if wanted("uncached") { results.append(("uncached", await measureAsync(seconds) { _ = await engine.execute(request) })) }
         if wanted("cached") { results.append(("cached", await measureAsync(seconds) { _ = await cachedEngine.execute(request) })) }
+        // What a server does per request: the response as JSON bytes.
+        if wanted("execute+json") {
+            results.append(("execute+json", await measureAsync(seconds) {
+                _ = await executeEncoded(schema: schema, request: executionRequest).body()
+            }))
+        }
+        if wanted("cached+json") {
+            results.append(("cached+json", await measureAsync(seconds) { _ = await cachedEngine.executeEncoded(request).body() }))
+        }
 
         let asJSON = try options.bool("json")
         for (phase, rate) in results {
