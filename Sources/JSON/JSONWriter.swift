@@ -45,7 +45,7 @@ public enum JSONWriter {
     /// read in place: a response shares its strings and arrays with resolver data
     /// that other threads use too, so every avoided retain spares a contended
     /// reference count.
-    package static func writeValue(_ value: borrowing JSONValue, into output: inout ByteSink) {
+    public static func writeValue(_ value: borrowing JSONValue, into output: inout ByteSink) {
         switch value {
         case .null: output.append("null")
         case .bool(let flag): output.append(flag ? "true" : "false")
@@ -79,7 +79,7 @@ public enum JSONWriter {
 
     /// Appends `text` as a quoted, escaped JSON string. Runs that need no escape
     /// are found eight bytes at a time and copied in one piece.
-    package static func writeString(_ text: String, into output: inout ByteSink) {
+    public static func writeString(_ text: String, into output: inout ByteSink) {
         // Native strings lend their UTF-8 in place; others (bridged) are copied once.
         if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0, to: &output) }) == nil {
             var copy = text

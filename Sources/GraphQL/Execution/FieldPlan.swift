@@ -43,10 +43,9 @@ final class FieldPlan: Sendable {
     /// The selection of an object-typed field, unretained: ``completion`` owns it.
     let objectSelection: Unmanaged<SelectionPlan>?
     let responseKey: String
-    /// `"responseKey":` as JSON, for responses written straight to bytes.
-    let encodedKey: FrozenBytes
-    /// The parent type's name as a JSON string (what `__typename` writes).
-    let encodedTypename: FrozenBytes
+    /// `"responseKey":` and the parent type's name as JSON (what `__typename`
+    /// writes), for responses written straight to bytes.
+    let encodedNames: EncodedNames
     /// Position among the operation's plans (indexes the path's field steps).
     let index: Int
     /// Where a request memoises the arguments when they depend on variables
@@ -101,8 +100,7 @@ final class FieldPlan: Sendable {
     }
 
     deinit {
-        encodedKey.free()
-        encodedTypename.free()
+        encodedNames.free()
     }
 
     /// Every field node of the key, in document order.
@@ -112,13 +110,7 @@ final class FieldPlan: Sendable {
          shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
-        var key: [UInt8] = []
-        JSONWriter.writeString(responseKey, into: &key)
-        key.append(UInt8(ascii: ":"))
-        self.encodedKey = FrozenBytes(key)
-        var typename: [UInt8] = []
-        JSONWriter.writeString(parentType, into: &typename)
-        self.encodedTypename = FrozenBytes(typename)
+        self.encodedNames = EncodedNames(key: responseKey, typename: parentType)
         self.firstNode = firstNode
         self.moreNodes = moreNodes
         self.argumentDefinitions = definition.arguments

@@ -99,60 +99,94 @@ final class ResultNode {
 }
 
 /// Builds the response as ``JSONValue``s on a stack: each finished value is
-/// pushed, and an object or list replaces its members with itself.
-struct TreeOutput: ResponseOutput {
-    var stack: [JSONValue] = []
+/// pushed, and an object or list moves its members off the stack into itself
+/// (moved, not copied: no reference counting per value).
+struct TreeOutput: ResponseOutput, ~Copyable {
+    private var base: UnsafeMutablePointer<JSONValue>
+    private var count = 0
+    private var capacity = 32
 
-    init() { stack.reserveCapacity(32) }
+    init() { base = .allocate(capacity: capacity) }
 
-    var position: Int { stack.count }
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var position: Int { count }
 
     mutating func truncate(to position: Int) {
-        if position < stack.count { stack.removeSubrange(position...) }
+        guard position < count else { return }
+        (base + position).deinitialize(count: count - position)
+        count = position
+    }
+
+    @inline(__always)
+    private mutating func push(_ value: consuming JSONValue) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: value)
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<JSONValue>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity *= 2
+    }
+
+    /// The values from `start` up, moved into an array.
+    private mutating func popArray(from start: Int) -> [JSONValue] {
+        let size = count - start
+        let stack = base
+        let values = [JSONValue](unsafeUninitializedCapacity: size) { buffer, initialized in
+            if let target = buffer.baseAddress { target.moveInitialize(from: stack + start, count: size) }
+            initialized = size
+        }
+        count = start
+        return values
     }
 
     func beginObject() {}
     func key(_ plan: FieldPlan, first: Bool) {}
 
     mutating func endObject(_ keys: [String], start: Int) {
-        let values = Array(stack[start...])
-        stack.removeSubrange(start...)
-        stack.append(.object(JSONObject(keys: keys, values: values)))
+        push(.object(JSONObject(keys: keys, values: popArray(from: start))))
     }
 
     func beginList() {}
     func item(first: Bool) {}
 
-    mutating func endList(start: Int) {
-        let values = Array(stack[start...])
-        stack.removeSubrange(start...)
-        stack.append(.array(values))
-    }
+    mutating func endList(start: Int) { push(.array(popArray(from: start))) }
 
     func endPartial(isList: Bool) {}
 
-    mutating func value(_ value: borrowing JSONValue) { stack.append(copy value) }
-    mutating func null() { stack.append(.null) }
-    mutating func typename(_ plan: FieldPlan) { stack.append(.string(plan.parentTypeName)) }
+    mutating func value(_ value: borrowing JSONValue) { push(copy value) }
+    mutating func null() { push(.null) }
+    mutating func typename(_ plan: FieldPlan) { push(.string(plan.parentTypeName)) }
 
     mutating func spill(from start: Int, into node: ResultNode) {
-        for index in start..<stack.count { node.slots.append(.value(stack[index])) }
-        stack.removeSubrange(start...)
+        for index in start..<count { node.slots.append(.value((base + index).move())) }
+        count = start
     }
 
     mutating func take(from start: Int) -> ResultNode.Slot {
-        let value = stack.count > start ? stack[start] : .null
-        stack.removeSubrange(start...)
+        guard count > start else { return .value(.null) }
+        let value = (base + start).move()
+        (base + start + 1).deinitialize(count: count - start - 1)
+        count = start
         return .value(value)
     }
 
     mutating func write(_ slot: borrowing ResultNode.Slot) {
         switch slot {
-        case .value(let value): stack.append(value)
+        case .value(let value): push(value)
         case .bytes(let bytes):
             // Trees never hold byte slots; parsed to stay correct if one ever does.
-            stack.append((try? JSONParser.parse(String(decoding: bytes, as: UTF8.self))) ?? .null)
-        case .node, .pending, .failed: stack.append(.null)
+            push((try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: Int.max, maxBytes: Int.max))) ?? .null)
+        case .node, .pending, .failed: push(.null)
         }
     }
 
@@ -164,8 +198,8 @@ struct TreeOutput: ResponseOutput {
         }
     }
 
-    /// The finished root value.
-    var root: JSONValue { stack.last ?? .null }
+    /// The finished root value (the first value written).
+    var root: JSONValue { count > 0 ? base[0] : .null }
 }
 
 /// Writes the response as compact JSON bytes while executing, exactly as
@@ -181,7 +215,7 @@ struct ByteOutput: ResponseOutput, ~Copyable {
 
     @inline(__always)
     mutating func key(_ plan: FieldPlan, first: Bool) {
-        let name = plan.encodedKey.bytes
+        let name = plan.encodedNames.key
         guard let source = name.baseAddress else { return }
         sink.reserve(name.count + 1)
         if !first { sink.appendReserved(UInt8(ascii: ",")) }
@@ -210,7 +244,7 @@ struct ByteOutput: ResponseOutput, ~Copyable {
 
     mutating func null() { sink.append("null") }
 
-    mutating func typename(_ plan: FieldPlan) { sink.append(plan.encodedTypename.bytes) }
+    mutating func typename(_ plan: FieldPlan) { sink.append(plan.encodedNames.typename) }
 
     mutating func spill(from start: Int, into node: ResultNode) {
         node.slots.append(.bytes(sink.array(from: start)))
@@ -234,23 +268,69 @@ struct ByteOutput: ResponseOutput, ~Copyable {
     func finish(_ node: ResultNode, start: Int) {}
 }
 
-/// Bytes made once and never changed or freed before their owner: reading them
-/// takes no reference count (plans are read by every request on every thread).
+/// A field plan's response key and parent type name as JSON, `"key":` and
+/// `"Type"`, in one allocation made at planning time, never changed, and freed
+/// by the plan's `deinit`: reading them takes no reference count (plans are read
+/// by every request on every thread).
 ///
 /// `@unchecked Sendable`: the memory is written only in `init`, read-only
-/// afterwards, and freed by the owning plan's `deinit` when no request can
-/// reach the plan any more.
-struct FrozenBytes: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
+/// afterwards, and freed only when no request can reach the owning plan.
+struct EncodedNames: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let keyCount: Int
+    private let total: Int
 
-    init(_ array: [UInt8]) {
-        let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(array.count, 1))
-        _ = memory.initialize(from: array)
-        bytes = UnsafeBufferPointer(start: memory.baseAddress, count: array.count)
+    init(key: String, typename: String) {
+        var key = key
+        var typename = typename
+        let made: (UnsafeMutablePointer<UInt8>, Int, Int)? = key.withUTF8 { keyBytes in
+            typename.withUTF8 { typeBytes in
+                // GraphQL names ([_A-Za-z0-9]) never need escaping: copied between quotes.
+                guard EncodedNames.isPlain(keyBytes), EncodedNames.isPlain(typeBytes),
+                      let keyBase = keyBytes.baseAddress, let typeBase = typeBytes.baseAddress else { return nil }
+                let keyCount = keyBytes.count + 3
+                let total = keyCount + typeBytes.count + 2
+                let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+                memory[0] = UInt8(ascii: "\"")
+                (memory + 1).initialize(from: keyBase, count: keyBytes.count)
+                memory[keyCount - 2] = UInt8(ascii: "\"")
+                memory[keyCount - 1] = UInt8(ascii: ":")
+                memory[keyCount] = UInt8(ascii: "\"")
+                (memory + keyCount + 1).initialize(from: typeBase, count: typeBytes.count)
+                memory[total - 1] = UInt8(ascii: "\"")
+                return (memory, keyCount, total)
+            }
+        }
+        if let made {
+            (base, keyCount, total) = made
+            return
+        }
+        // Not a plain name (possible only for unvalidated input): escaped by the writer.
+        var bytes: [UInt8] = []
+        JSONWriter.writeString(key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        keyCount = bytes.count
+        JSONWriter.writeString(typename, into: &bytes)
+        total = bytes.count
+        base = .allocate(capacity: total)
+        base.initialize(from: bytes, count: total)
     }
 
-    /// Frees the memory; only the owner's `deinit` calls it.
-    func free() { UnsafeMutableBufferPointer(mutating: bytes).deallocate() }
+    private static func isPlain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in name {
+            let letter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+            guard letter || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F else { return false }
+        }
+        return true
+    }
+
+    /// `"key":`.
+    var key: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: keyCount) }
+    /// `"Type"`.
+    var typename: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base + keyCount, count: total - keyCount) }
+
+    /// Frees the memory; only the owning plan's `deinit` calls it.
+    func free() { base.deallocate() }
 }
 
 extension ByteOutput {
