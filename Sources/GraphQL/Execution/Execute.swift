@@ -84,28 +84,31 @@ func startExecution<Output: ResponseOutput & ~Copyable>(
     schema: GraphQLSchema, request: ExecutionRequest, plans: PlanCache?, output: consuming Output
 ) -> ExecutionStart<Output> {
     let document = request.document
-    let operation: OperationDefinition
-    switch selectOperation(in: document, named: request.operationName) {
-    case .success(let found): operation = found
-    case .failure(let error): return .failed([error])
+    let selected: SelectedOperation
+    if let cached = plans?.operation(named: request.operationName) {
+        selected = cached
+    } else {
+        switch selectOperation(in: document, named: request.operationName) {
+        case .success(let found): selected = SelectedOperation(found, schema: schema)
+        case .failure(let error): return .failed([error])
+        }
+        plans?.store(selected, named: request.operationName)
     }
     let variables: JSONObject
-    let variablesPlan = plans?.variables(for: request.operationName, operation: operation, schema: schema)
-        ?? VariablesPlan(schema: schema, operation: operation)
-    switch variablesPlan.coerce(request.variables, schema: schema, source: document.source) {
+    switch selected.variables.coerce(request.variables, schema: schema, source: document.source) {
     case .success(let coerced): variables = coerced
     case .failure(let failure): return .failed(failure.errors)
     }
     let rootType: GraphQLObjectType?
-    switch operation.operation {
+    switch selected.kind {
     case .query: rootType = schema.queryType
     case .mutation: rootType = schema.mutationType
     case .subscription: rootType = schema.subscriptionType
     }
     guard let rootType else {
         let error = GraphQLError(
-            "Schema is not configured to execute \(operation.operation.rawValue) operation.",
-            locations: document.source.locations(at: [operation.loc.start])
+            "Schema is not configured to execute \(selected.kind.rawValue) operation.",
+            locations: document.source.locations(at: [selected.start])
         )
         return .failed([error])
     }
@@ -121,7 +124,7 @@ func startExecution<Output: ResponseOutput & ~Copyable>(
         }
         var planner = Planner(schema: schema, fragments: fragments, variables: variables)
         do {
-            plan = try planner.plan(operation, rootType: rootType)
+            plan = try planner.plan(selected.operation, rootType: rootType)
         } catch {
             return .failed([GraphQLError(error.message)])
         }
@@ -130,7 +133,7 @@ func startExecution<Output: ResponseOutput & ~Copyable>(
 
     let scope = RequestScope(schema: schema, context: request.context, variables: variables, loaders: request.loaders)
     var executor = Executor(schema: schema, source: document.source, variables: variables, scope: scope, plan: plan, output: output)
-    if operation.operation == .mutation {
+    if selected.kind == .mutation {
         return .running(RunningExecution(executor: executor, stage: .mutation(plan.root, rootValue: request.rootValue)))
     }
     switch executor.executeFields(plan.root, source: ObjectSource(request.rootValue)) {
@@ -187,6 +190,10 @@ final class VariablesPlan: Sendable {
         let hasDefault: Bool
         /// The default value coerced to `type`; `nil` when it has none or it does not coerce.
         let coercedDefault: JSONValue?
+        /// The built-in scalar the type names (through one non-null), when the
+        /// schema's scalar of that name is the built-in: a value that is already
+        /// of its form is taken as it is.
+        let builtin: BuiltinScalar?
         /// Offsets of the definition and of its type, for error locations.
         let start: Int
         let typeStart: Int
@@ -202,8 +209,12 @@ final class VariablesPlan: Sendable {
             if isInputType, let defaultValue = definition.defaultValue {
                 coercedDefault = ValueCoercion.coerceLiteral(defaultValue, to: type, in: schema, variables: nil)
             }
+            var named = type
+            if case .nonNull(let inner) = named { named = inner }
+            var builtin: BuiltinScalar?
+            if case .named(let name) = named, case .scalar(let scalar)? = schema.type(named: name) { builtin = scalar.builtin }
             return Entry(name: definition.variable.name.value, type: type, isInputType: isInputType,
-                         hasDefault: definition.defaultValue != nil, coercedDefault: coercedDefault,
+                         hasDefault: definition.defaultValue != nil, coercedDefault: coercedDefault, builtin: builtin,
                          start: definition.loc.start, typeStart: definition.type.loc.start)
         }
     }
@@ -234,6 +245,11 @@ final class VariablesPlan: Sendable {
             }
             if value == .null, type.isNonNull {
                 errors.append(GraphQLError("Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location))
+                continue
+            }
+            if let builtin = entry.builtin, builtin.servesAsIs(value) {
+                // Exactly what coercion would return (no problems possible).
+                coerced.append(name, value)
                 continue
             }
             var problems: [ValueCoercion.InputProblem] = []

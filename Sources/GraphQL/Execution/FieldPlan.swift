@@ -551,7 +551,7 @@ final class PlanCache: Sendable {
     }
 
     let conditionVariables: [String]
-    private let plans = Mutex<[Key: OperationPlan]>([:])
+    private let plans = Mutex<[(key: Key, plan: OperationPlan)]>([])
     static let maxPlans = 64
 
     init(document: Document) {
@@ -568,26 +568,48 @@ final class PlanCache: Sendable {
         return Key(operation: operation, conditions: mask)
     }
 
-    func plan(for key: Key) -> OperationPlan? { plans.withLock { $0[key] } }
+    func plan(for key: Key) -> OperationPlan? {
+        // Few plans per document: a scan (conditions first) is cheaper than hashing the key.
+        plans.withLock { plans in plans.first { $0.key.conditions == key.conditions && $0.key.operation == key.operation }?.plan }
+    }
 
-    /// Variable plans by requested operation name (documents hold few operations: a list).
-    private let variablePlans = Mutex<[(name: String?, plan: VariablesPlan)]>([])
+    /// Operations selected so far, by requested operation name (documents hold few operations: a list).
+    private let operations = Mutex<[(name: String?, selected: SelectedOperation)]>([])
 
-    /// The variables plan of `operation`, selected by the requested name `name`; made on first use.
-    func variables(for name: String?, operation: OperationDefinition, schema: GraphQLSchema) -> VariablesPlan {
-        let found = variablePlans.withLock { plans in plans.first { $0.name == name }?.plan }
-        if let found { return found }
-        let made = VariablesPlan(schema: schema, operation: operation)
-        variablePlans.withLock { plans in
-            if plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.name == name }) { plans.append((name, made)) }
+    /// The operation selected by the requested name `name`, if it was selected before.
+    func operation(named name: String?) -> SelectedOperation? {
+        operations.withLock { operations in operations.first { $0.name == name }?.selected }
+    }
+
+    /// Remembers the operation selected by `name`.
+    func store(_ selected: SelectedOperation, named name: String?) {
+        operations.withLock { operations in
+            if operations.count < PlanCache.maxPlans, !operations.contains(where: { $0.name == name }) { operations.append((name, selected)) }
         }
-        return made
     }
 
     func store(_ plan: OperationPlan, for key: Key) {
         plans.withLock { plans in
-            if plans.count < PlanCache.maxPlans { plans[key] = plan }
+            if plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.key == key }) { plans.append((key, plan)) }
         }
+    }
+}
+
+/// An operation picked from a document (spec §6.1 "GetOperation") with its
+/// variables plan; cached per requested name so that a repeated request neither
+/// searches nor copies the document's definitions.
+final class SelectedOperation: Sendable {
+    let operation: OperationDefinition
+    let kind: OperationType
+    /// Where the operation starts in the document (for errors).
+    let start: Int
+    let variables: VariablesPlan
+
+    init(_ operation: OperationDefinition, schema: GraphQLSchema) {
+        self.operation = operation
+        self.kind = operation.operation
+        self.start = operation.loc.start
+        self.variables = VariablesPlan(schema: schema, operation: operation)
     }
 }
 
