@@ -158,7 +158,7 @@ public final class PostgresConnection: @unchecked Sendable {
                         actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
                         return actions
                     }
-                var request = PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation)
+                    var request = PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation)
                     request.groupable = groupable
                     state.pending.append(request)
                     if groupable, loop.isCurrentThread {
