@@ -73,6 +73,43 @@ extension Executor where Output: ~Copyable {
             }
         }
         if json.isNullValue { return try writeNull(level, plan) }
+        // The common cases first, through flat fields of the plan: binding the
+        // payload of `completion` would retain plans every thread shares.
+        if let shared = plan.objectSelection {
+            switch json {
+            case .object(let object):
+                return shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
+            default:
+                let value = copy json
+                return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(value)) }
+            }
+        }
+        if let shared = plan.abstractPlan {
+            switch json {
+            case .object(let object):
+                let found = shared._withUnsafeGuaranteedRef { Executor.typenameSelection(of: object, $0) }
+                if let found { return found._withUnsafeGuaranteedRef { executeFields($0, json: object) } }
+            default:
+                break
+            }
+        }
+        switch plan.leafShortcut {
+        case .builtin(let builtin):
+            if builtin.servesAsIs(json) {
+                out.value(json)
+                return .written
+            }
+        case .passThrough:
+            out.value(json)
+            return .written
+        case .enumName:
+            if plan.isEnumName(json) {
+                out.value(json)
+                return .written
+            }
+        case .none:
+            break
+        }
         switch plan.completion {
         case .builtin(let builtin):
             if builtin.servesAsIs(json) {
@@ -189,6 +226,22 @@ extension Executor where Output: ~Copyable {
             pending.append(PendingWork(node: target, slot: target.slots.count - 1, level: level, plan: plan, path: currentPath(), deferred: deferred))
         }
         return true
+    }
+
+    /// The selection an object's `__typename` picks among the abstract type's few
+    /// possible types, without retaining the shared plans; `nil` when the full
+    /// path must decide (a type resolver, no or an unknown `__typename`: errors).
+    static func typenameSelection(of object: JSONObject, _ abstract: AbstractPlan) -> Unmanaged<SelectionPlan>? {
+        guard !abstract.hasTypeResolver else { return nil }
+        let hint = abstract.typenameHint.load(ordering: .relaxed)
+        guard let index = object.index(forKey: "__typename", hint: hint) else { return nil }
+        if index != hint { abstract.typenameHint.store(index, ordering: .relaxed) }
+        return object.values.withUnsafeBufferPointer { values in
+            switch values[index] {
+            case .string(let name): return abstract.unretainedSelection(for: name)
+            default: return nil
+            }
+        }
     }
 
     /// ``runtimeSelection(of:_:_:)`` for a JSON object: without a type resolver,

@@ -42,6 +42,8 @@ final class FieldPlan: Sendable {
     let completion: Completion
     /// The selection of an object-typed field, unretained: ``completion`` owns it.
     let objectSelection: Unmanaged<SelectionPlan>?
+    /// The plan of an abstract-typed field, unretained: ``completion`` owns it.
+    let abstractPlan: Unmanaged<AbstractPlan>?
     let responseKey: String
     /// `"responseKey":` and the parent type's name as JSON (what `__typename`
     /// writes), for responses written straight to bytes.
@@ -133,6 +135,11 @@ final class FieldPlan: Sendable {
         } else {
             objectSelection = nil
         }
+        if case .abstract(let abstract) = completion {
+            abstractPlan = Unmanaged.passUnretained(abstract)
+        } else {
+            abstractPlan = nil
+        }
         switch completion {
         case .builtin(let builtin):
             leafShortcut = .builtin(builtin)
@@ -215,12 +222,31 @@ final class AbstractPlan: Sendable {
     private let names: [String]
     private let selections: [SelectionPlan]
 
+    /// Whether a ``TypeResolver`` decides (else the value's `__typename`); flat, so asking retains nothing.
+    let hasTypeResolver: Bool
+
     init(name: String, resolveType: TypeResolver?, plans: [String: SelectionPlan]) {
         self.name = name
         self.resolveType = resolveType
+        self.hasTypeResolver = resolveType != nil
         self.plans = plans
         self.names = Array(plans.keys)
         self.selections = names.compactMap { plans[$0] }
+    }
+
+    /// ``selection(for:)`` without retaining the shared selection (the plan keeps it
+    /// alive); `nil` when the type is not one of the few possible ones scanned.
+    func unretainedSelection(for typeName: String) -> Unmanaged<SelectionPlan>? {
+        guard names.count <= 16 else { return nil }
+        let length = typeName.utf8.count
+        return names.withUnsafeBufferPointer { names in
+            selections.withUnsafeBufferPointer { selections in
+                for position in names.indices where names[position].utf8.count == length && names[position] == typeName {
+                    return Unmanaged.passUnretained(selections[position])
+                }
+                return nil
+            }
+        }
     }
 
     /// The selection for the object type `typeName`: a length-first scan when the
