@@ -120,6 +120,41 @@ import Testing
         }
     }
 
+    /// Tasks on the cooperative pool gather: with other statements in flight, the first to
+    /// send yields once and sends the statements queued meanwhile with its own.
+    @Test(.timeLimit(.minutes(1))) func poolStatementsFromOtherExecutorsGatherUnderSharedSyncPoints() async throws {
+        let (configuration, _) = try await TestDatabase.freshSchema("grp")
+        var poolConfiguration = PostgresPoolConfiguration(connection: configuration)
+        poolConfiguration.pipelinedConnections = 1
+        let pool = PostgresPool(configuration: poolConfiguration)
+        defer { pool.shutdown() }
+        let connection = try await pool.withConnection { $0 }
+        _ = try await pool.query("CREATE TABLE items (task int8, step int8)")
+        let before = connection.pipelineCounters
+        let tasks = 32, steps = 5
+        let sum = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    var sum: Int64 = 0
+                    for step in 0..<steps {
+                        if step == 2 {
+                            _ = try await pool.query("INSERT INTO items VALUES (\(Int64(task)), \(Int64(step)))")
+                        } else {
+                            sum += try await pool.query("SELECT \(Int64(task))::int8").single(Int64.self) ?? -1000
+                        }
+                    }
+                    return sum
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(sum == Int64(steps - 1) * (0..<Int64(tasks)).reduce(0, +))
+        #expect(try await pool.query("SELECT count(*)::int8 FROM items").single(Int64.self) == Int64(tasks))
+        let after = connection.pipelineCounters
+        #expect(after.statements - before.statements == tasks * steps + 1, "the count above included")
+        #expect(after.syncs - before.syncs < tasks * steps)
+    }
+
     /// Through the pool, tasks on the I/O thread do share sync points (fewer syncs than statements).
     @Test(.timeLimit(.minutes(1))) func poolStatementsFromTheIOThreadShareSyncPoints() async throws {
         let (configuration, _) = try await TestDatabase.freshSchema("grp")

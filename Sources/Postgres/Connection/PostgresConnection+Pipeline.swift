@@ -64,6 +64,8 @@ struct ConnectionState {
     var groupError: PostgresError?
     /// Statements queued by tasks on the I/O thread, to be sent together when its turn ends.
     var sendDeferred = false
+    /// A task is gathering statements to send together (`PostgresConnection.submit`).
+    var gathering = false
     /// What went out and what was replayed (tests and measurements read them).
     var counters = PipelineCounters()
 }

@@ -116,8 +116,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one autocommit statement for `PostgresPool.query`: a SELECT, INSERT,
     /// UPDATE, DELETE, WITH, VALUES or TABLE statement may share a sync point with
     /// its neighbours (see `pump`); a group that fails is replayed statement by statement.
-    func pipelinedQuery(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await submit(query, isScript: false, groupable: startsGroupableStatement(query.sql))
+    /// `gather`: other statements are in flight in the pool, so tasks resumed together
+    /// are likely to send together (see `submit`).
+    func pipelinedQuery(_ query: PostgresQuery, gather: Bool = false) async throws -> PostgresRows {
+        try await submit(query, isScript: false, groupable: startsGroupableStatement(query.sql), gather: gather)
     }
 
     /// Runs SQL through the simple query protocol: several `;`-separated statements,
@@ -135,7 +137,7 @@ public final class PostgresConnection: @unchecked Sendable {
         perform(actions)
     }
 
-    private func submit(_ query: PostgresQuery, isScript: Bool, groupable: Bool) async throws -> PostgresRows {
+    private func submit(_ query: PostgresQuery, isScript: Bool, groupable: Bool, gather: Bool = false) async throws -> PostgresRows {
         if let invalid = query.bindings.invalidValue {
             throw PostgresError(.invalidInput, message: invalid, query: query.description)
         }
@@ -143,18 +145,31 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(.invalidInput, message: "more than 65535 parameters", query: query.description)
         }
         try Task.checkCancellation()
+        // Gathering, for tasks on other executors than the I/O thread (which gathers its own
+        // tasks' statements per turn): the first task to send on this connection *leads*. It
+        // yields once, so that the tasks resumed with it (already queued on its executor) run
+        // and queue their statements, then sends them all, its own last, under one sync point.
+        // Until it does, the others' statements wait for it; any other path that pumps sends
+        // them too.
+        let leads = gather && groupable && !loop.isCurrentThread && lock.withLock {
+            guard !state.gathering else { return false }
+            state.gathering = true
+            return true
+        }
+        if leads { await Task.yield() }
         let id = lastRequestID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
                 var deferToLoop = false
                 let actions: ConnectionActions = lock.withLock {
+                    if leads { state.gathering = false }
                     if let closed = state.closedError {
                         var actions = ConnectionActions()
                         actions.completions.append(.init(continuation: continuation, outcome: .failure(closed)))
                         return actions
                     }
                     if Task.isCancelled {
-                        var actions = ConnectionActions()
+                        var actions = leads ? pump() : ConnectionActions()
                         actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
                         return actions
                     }
@@ -168,6 +183,10 @@ public final class PostgresConnection: @unchecked Sendable {
                             state.sendDeferred = true
                             deferToLoop = true
                         }
+                        return ConnectionActions()
+                    }
+                    if groupable, state.gathering {
+                        // The leading task sends this statement with its own.
                         return ConnectionActions()
                     }
                     return pump()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Pool settings. Defaults are for a PayQL server on a small machine.
 public struct PostgresPoolConfiguration: Sendable {
@@ -53,7 +54,7 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
 /// `shutdown()` when done.
 ///
 /// `@unchecked Sendable`: `state`, `waiting`, `timers` and `earlyGrants` are guarded by `lock`;
-/// everything else is immutable.
+/// `statementsInFlight` is atomic; everything else is immutable.
 public final class PostgresPool: @unchecked Sendable {
     /// The configuration it was created with.
     public let configuration: PostgresPoolConfiguration
@@ -63,6 +64,8 @@ public final class PostgresPool: @unchecked Sendable {
     private var waiting: [Int: CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>] = [:]
     private var timers: [Int: Task<Void, Never>] = [:]
     private var earlyGrants: [Int: PoolState<PostgresConnection>.Grant] = [:]
+    /// Statements running through `query` right now (atomic: read and written without `lock`).
+    private let statementsInFlight = Atomic<Int>(0)
 
     /// Creates a pool; no connection is opened until one is needed.
     public init(configuration: PostgresPoolConfiguration, logger: PostgresLogger = .disabled) {
@@ -121,7 +124,11 @@ public final class PostgresPool: @unchecked Sendable {
         }
         let (slot, connection) = try await acquire(.shared, site: LeaseSite(file: file, line: line))
         defer { release(slot: slot, connection: connection, kind: .shared) }
-        return try await connection.pipelinedQuery(query)
+        // With other statements in flight, tasks resumed together are likely to send together:
+        // let them gather under one sync point (see `PostgresConnection.submit`).
+        let othersInFlight = statementsInFlight.add(1, ordering: .relaxed).newValue > 1
+        defer { statementsInFlight.subtract(1, ordering: .relaxed) }
+        return try await connection.pipelinedQuery(query, gather: othersInFlight)
     }
 
     /// Lends a connection exclusively to `body` and takes it back afterwards (also
