@@ -90,8 +90,7 @@ public final class HTTPServer: Sendable {
         }
         guard proceed else { return }
         core.draining.store(true, ordering: .relaxed)
-        let listener = MHD_quiesce_daemon(daemon.pointer)
-        if listener >= 0 { _ = closeDescriptor(listener) }
+        cpayql_mhd_stop_accepting(daemon.pointer)
         let deadline = ContinuousClock.now + gracePeriod
         while core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
@@ -118,14 +117,15 @@ public final class HTTPServer: Sendable {
         guard proceed else { return }
         sweeper.cancel()
         core.abandonPending()
-        MHD_stop_daemon(daemon.pointer)
+        cpayql_mhd_stop(daemon.pointer)
     }
 }
 
-/// The daemon pointer. `@unchecked Sendable` because it is immutable after
-/// start and libmicrohttpd's daemon-level calls used here (quiesce, stop,
-/// info) are documented as callable from any thread; `HTTPServer` ensures
-/// stop happens once.
+/// The server pointer (daemon + acceptor, `cpayql_mhd_server`). `@unchecked Sendable`
+/// because it is immutable after start, and the two calls made on it later
+/// (`cpayql_mhd_stop_accepting`, `cpayql_mhd_stop`) are made in order, each once,
+/// by `HTTPServer`'s life-state lock (`shutdown` moves to `.stopping` before
+/// stopping the acceptor; `stopNow` moves to `.stopped` before stopping the rest).
 private struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }

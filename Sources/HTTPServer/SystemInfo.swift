@@ -16,6 +16,3 @@ package enum SystemInfo {
         return (spec.tv_sec, spec.tv_nsec)
     }
 }
-
-/// Closes a file descriptor (the listening socket after quiescing).
-package func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }

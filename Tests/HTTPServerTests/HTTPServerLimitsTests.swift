@@ -130,6 +130,30 @@ import Testing
             #expect(outcome.0 == 200 && outcome.1 == 200 && outcome.2)
         }
     }
+
+    /// A closed connection gives its per-IP slot back.
+    @Test func perIPSlotsAreReleasedWhenConnectionsClose() async throws {
+        let config = HTTPServerConfiguration(limits: .init(maxConnectionsPerIP: 1))
+        try await withServer(config, handler: ClosureHandler(immediate: echo)) { server in
+            let statuses = try await offPool { () -> [Int] in
+                var statuses: [Int] = []
+                for index in 0..<5 {
+                    var status = -1
+                    // The server notices the previous close asynchronously: allow it a moment.
+                    for _ in 0..<50 where status != 200 {
+                        // The connection closes when the closure returns (RawConnection's deinit).
+                        status = (try? { () throws -> Int in
+                            try RawConnection(port: server.port, timeout: 3).exchange("GET", "/\(index)").status
+                        }()) ?? -1
+                        if status != 200 { usleepMilliseconds(20) }
+                    }
+                    statuses.append(status)
+                }
+                return statuses
+            }
+            #expect(statuses == [200, 200, 200, 200, 200])
+        }
+    }
 }
 
 func usleepMilliseconds(_ milliseconds: Int) {
