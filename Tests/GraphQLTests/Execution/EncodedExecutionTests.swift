@@ -1,5 +1,6 @@
 import GraphQL
 import JSON
+import Synchronization
 import Testing
 
 /// Responses written straight to bytes (`executeEncoded`, `executeImmediatelyEncoded`)
@@ -125,6 +126,18 @@ import Testing
         #expect(String(decoding: again.body(), as: UTF8.self) == #"{"errors":[{"message":"This execution was already finished."}]}"#)
     }
 
+    @Test func bytesStartedExecutionFinishesToATreeToo() async {
+        let query = "{ list { id later maybe } }"
+        guard case .pending(let execution) = engine.executeImmediatelyEncoded(engine.prepare(query), request: GraphQLRequest(query: query)) else {
+            Issue.record("an async resolver must leave work pending")
+            return
+        }
+        let tree = await execution.finish()
+        let reference = await engine.execute(GraphQLRequest(query: query))
+        #expect(tree == reference)
+        #expect(tree.errors.count == 1)
+    }
+
     @Test func treeStartedExecutionFinishesToBytesToo() async {
         let query = "{ list { id later } }"
         guard case .pending(let execution) = engine.executeImmediately(engine.prepare(query), request: GraphQLRequest(query: query)) else {
@@ -177,5 +190,22 @@ import Testing
         _ = await TestSupport.both(engine, GraphQLRequest(query: "{ text n i }"))
         let response = await engine.executeEncoded(GraphQLRequest(query: "{ text n i }"))
         #expect(String(decoding: response.body(), as: UTF8.self) == #"{"data":{"text":"quote \" backslash \\ tab \t nl \n é \u0001","n":1.5e+300,"i":-2147483648}}"#)
+    }
+}
+
+/// Mutations through the bytes path: root fields one after the other, each
+/// finished (with its pending parts) before the next starts.
+@Suite struct EncodedMutationTests {
+    @Test func mutationRootFieldsRunSeriallyAndWriteInOrder() async throws {
+        let fixture = try SemanticsFixture()
+        let engine = GraphQLEngine(schema: fixture.schema)
+        let query = "mutation { second first again: second }"
+        guard case .pending(let execution) = engine.executeImmediatelyEncoded(engine.prepare(query), request: GraphQLRequest(query: query)) else {
+            Issue.record("mutations always run in a task")
+            return
+        }
+        let response = await execution.finishEncoded()
+        #expect(String(decoding: response.body(), as: UTF8.self) == #"{"data":{"second":2,"first":1,"again":2}}"#)
+        #expect(fixture.recorder.events.withLock { $0 } == ["start second", "end second", "start first", "end first", "start second", "end second"])
     }
 }
