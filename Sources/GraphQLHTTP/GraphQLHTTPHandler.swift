@@ -140,7 +140,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
             return response
         case .pending(let prepared, let execution)?:
-            let (response, outcome) = respond(await execution.finish(), prepared: prepared)
+            let (response, outcome) = respond(await execution.finishEncoded(), prepared: prepared)
             record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
             return response
         case nil:
@@ -300,7 +300,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         inFlight.value.add(1, ordering: .relaxed)
         defer { inFlight.value.subtract(1, ordering: .relaxed) }
-        let started = engine.executeImmediately(
+        let started = engine.executeImmediatelyEncoded(
             prepared.prepared,
             request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
                                     variables: prepared.parameters.variables),
@@ -322,32 +322,32 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return (failure, error.status >= 500 ? "server_error" : "request_error")
         }
-        let result = await engine.execute(
+        let started = engine.executeImmediatelyEncoded(
             prepared.prepared,
             request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
                                     variables: prepared.parameters.variables),
             context: context, rootValue: rootValue)
-        return respond(result, prepared: prepared)
+        switch started {
+        case .finished(let result): return respond(result, prepared: prepared)
+        case .pending(let execution): return respond(await execution.finishEncoded(), prepared: prepared)
+        }
     }
 
-    /// Turns an execution result into the response: no `data` means a request
-    /// error (variable coercion, ...), 400 under graphql-response+json.
-    func respond(_ result: ExecutionResult, prepared: Prepared) -> (HTTPResponse, String) {
-        var body = JSONObject(capacity: 2)
+    /// Turns an execution's encoded response into the HTTP response: no `data`
+    /// means a request error (variable coercion, ...), 400 under graphql-response+json.
+    /// The bytes written during execution are sent as they are (no result tree).
+    func respond(_ result: EncodedResponse, prepared: Prepared) -> (HTTPResponse, String) {
         let outcome: String
-        if let data = result.data {
-            if !result.errors.isEmpty {
-                body.append("errors", .array(result.errors.map { sanitize($0.jsonValue) }))
-            }
-            body.append("data", data)
+        let body: [UInt8]
+        if result.hasData {
             outcome = result.errors.isEmpty ? "ok" : "errors"
+            body = result.body { self.sanitize($0.jsonValue) }
         } else {
-            body.append("errors", .array(result.errors.map { annotate($0, code: "BAD_USER_INPUT") }))
             outcome = "request_error"
+            body = result.body { self.annotate($0, code: "BAD_USER_INPUT") }
         }
-        let status = result.data == nil && prepared.mediaType == .graphQLResponseJSON ? 400 : 200
-        var response = HTTPResponse(status: status, headers: ["content-type": prepared.mediaType.contentType],
-                                    body: JSONWriter.write(.object(body)))
+        let status = !result.hasData && prepared.mediaType == .graphQLResponseJSON ? 400 : 200
+        var response = HTTPResponse(status: status, headers: ["content-type": prepared.mediaType.contentType], body: body)
         response.logFields = [("operation", prepared.operationLabel)]
         return (response, outcome)
     }
