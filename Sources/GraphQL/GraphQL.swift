@@ -153,7 +153,18 @@ extension GraphQLEngine {
         rootValue: any Sendable = JSONValue.null,
         loaders: LoaderStore = LoaderStore()
     ) async -> EncodedResponse {
-        let prepared = prepare(request.query)
+        await executeEncoded(prepare(request.query), request: request, context: context, rootValue: rootValue, loaders: loaders)
+    }
+
+    /// Runs a request whose document is already prepared to its encoded response
+    /// (the bytes twin of ``execute(_:request:context:rootValue:loaders:)``).
+    public func executeEncoded(
+        _ prepared: PreparedDocument,
+        request: GraphQLRequest,
+        context: any Sendable = JSONValue.null,
+        rootValue: any Sendable = JSONValue.null,
+        loaders: LoaderStore = LoaderStore()
+    ) async -> EncodedResponse {
         switch executeImmediatelyEncoded(prepared, request: request, context: context, rootValue: rootValue, loaders: loaders) {
         case .finished(let response): return response
         case .pending(let execution): return await execution.finishEncoded()

@@ -149,6 +149,12 @@ import Testing
         #expect(encoded.body() == JSONWriter.write(tree.json))
     }
 
+    @Test func preparedDocumentRunsToBytes() async {
+        let query = "{ one { id later } }"
+        let response = await engine.executeEncoded(engine.prepare(query), request: GraphQLRequest(query: query))
+        #expect(String(decoding: response.body(), as: UTF8.self) == #"{"data":{"one":{"id":"1","later":"L1"}}}"#)
+    }
+
     @Test func requestErrorsHaveNoData() async {
         let invalid = await engine.executeEncoded(GraphQLRequest(query: "{ nope }"))
         #expect(!invalid.hasData)
