@@ -15,8 +15,9 @@ import Glibc
 /// It is also a `TaskExecutor`: a task that prefers it
 /// (`pool.withIOExecutor`) runs on this thread, so a statement's result
 /// resumes it here without waking another thread. After running such tasks,
-/// the loop polls without sleeping for up to `spinBeforeSleeping` (50 µs)
-/// before it sleeps: a quick answer then costs no sleep and no wake-up.
+/// the loop may poll without sleeping for up to `spinBeforeSleeping` (50 µs)
+/// before it sleeps, so that a quick answer costs no sleep and no wake-up;
+/// `SpinPolicy` decides, from the waits it measures in each mode.
 ///
 /// Statements sent by tasks running here are not sent one by one: they are
 /// queued, and when the turn's tasks have all run, each connection sends its
@@ -122,6 +123,7 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
         var watched: [PostgresConnection] = []
         var fds: [pollfd] = []
         var batch: [UnownedJob] = []
+        var policy = SpinPolicy()
         while true {
             swap(&batch, &jobs, under: lock)
             let ranJobs = !batch.isEmpty
@@ -146,23 +148,34 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
                 fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
             }
             var ready: Int32
+            var sentAt: ContinuousClock.Instant?
             if !moreJobs, ranJobs {
                 // Tasks run here (`withIOExecutor`) and just sent statements: their results
-                // usually arrive within tens of microseconds. Look for them for a short while
-                // before sleeping, yielding the core to anything else runnable: it saves a
-                // sleep and a wake-up per round trip, for at most `spinBeforeSleeping` of CPU.
-                // Tasks on other executors never make the loop spin.
-                let giveUp = ContinuousClock.now + PostgresEventLoop.spinBeforeSleeping
+                // usually arrive within tens of microseconds. When the policy says so, look for
+                // them for a short while before sleeping, yielding the core to anything else
+                // runnable: it saves a sleep and a wake-up per round trip, for at most
+                // `spinBeforeSleeping` of CPU. Tasks on other executors never make the loop spin.
+                let now = ContinuousClock.now
+                sentAt = now
                 var idle = true
-                repeat {
-                    ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
-                    if ready != 0 { break }
-                    sched_yield()
-                    idle = lock.withLock { jobs.isEmpty }
-                } while idle && ContinuousClock.now < giveUp
+                if policy.spins {
+                    let giveUp = now + PostgresEventLoop.spinBeforeSleeping
+                    repeat {
+                        ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
+                        if ready != 0 { break }
+                        sched_yield()
+                        idle = lock.withLock { jobs.isEmpty }
+                    } while idle && ContinuousClock.now < giveUp
+                } else {
+                    ready = 0
+                }
                 if ready == 0 { ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), idle ? -1 : 0) } }
             } else {
                 ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreJobs ? 0 : -1) }
+            }
+            if let sentAt, ready > (fds[0].revents != 0 ? 1 : 0) {
+                // A result (not only a wake-up) ended the wait: how long it took in this mode.
+                policy.record(sentAt.duration(to: .now))
             }
             if ready < 0 {
                 if errno == EINTR { continue }
