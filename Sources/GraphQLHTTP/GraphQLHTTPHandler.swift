@@ -27,8 +27,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: GraphQLContextProvider
     private let rootValue: any Sendable
-    /// Measures of recent (document, operation) pairs, with the size variables they were computed for.
-    private let measures = Mutex<[MeasureKey: (document: PreparedDocument, measure: OperationMeasure)]>([:])
+    /// Operations and measures of recent (document, requested operation name) pairs,
+    /// with the size variables the measures were computed for.
+    private let operations = Mutex<[OperationKey: KnownOperation]>([:])
     private let latency: Histogram
     /// GraphQL requests being executed (an atomic, rendered at scrape time).
     private let inFlight = AtomicCount()
@@ -228,11 +229,17 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if !prepared.errors.isEmpty {
             return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_VALIDATION_FAILED") }, mediaType: mediaType, operation: label)
         }
+        // A document seen before with this operation name: its operation and measure are remembered.
+        let known = knownOperation(of: prepared, named: parameters.operationName, variables: parameters.variables)
         let operation: OperationDefinition
-        switch selectOperation(in: document, named: parameters.operationName) {
-        case .success(let found): operation = found
-        case .failure(let error):
-            return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
+        if let known {
+            operation = known.operation
+        } else {
+            switch selectOperation(in: document, named: parameters.operationName) {
+            case .success(let found): operation = found
+            case .failure(let error):
+                return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
+            }
         }
         let operationLabel = Self.label(operation.name?.value ?? parameters.operationName)
         if request.method == "GET", operation.operation != .query {
@@ -247,7 +254,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 message: "Subscriptions are not served over this transport.").errorJSON],
                 mediaType: mediaType, operation: operationLabel)
         }
-        let measure = measure(operation, of: prepared, document: document, variables: parameters.variables)
+        let measure = known?.measure ?? measureAndRemember(
+            operation, of: prepared, document: document, named: parameters.operationName, variables: parameters.variables)
         if !configuration.introspection, measure.selectsSchemaIntrospection {
             return requestError([GraphQLHTTPError(
                 status: 400, code: "INTROSPECTION_DISABLED",
@@ -261,29 +269,45 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             text: text, prepared: prepared, document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
     }
 
-    struct MeasureKey: Hashable {
+    struct OperationKey: Hashable {
         var document: ObjectIdentifier
-        var operation: String?
+        /// The operation name the request gave (nil: the document's only operation).
+        var name: String?
     }
 
-    /// The operation's measure, reused while its document stays cached and the variables that
-    /// gave list sizes have the same values.
-    private func measure(
-        _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, variables: JSONObject
+    /// What is remembered of a (document, requested operation name) pair.
+    struct KnownOperation {
+        /// Keeps the document alive, so its identifier cannot be reused while the entry is stored.
+        var document: PreparedDocument
+        var operation: OperationDefinition
+        var measure: OperationMeasure
+    }
+
+    /// The operation and measure found earlier for this document and requested
+    /// name, while the document stays cached and the variables that gave list
+    /// sizes have the same values; `nil` otherwise.
+    private func knownOperation(
+        of prepared: PreparedDocument, named name: String?, variables: JSONObject
+    ) -> (operation: OperationDefinition, measure: OperationMeasure)? {
+        let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
+        guard let known = operations.withLock({ $0[key] }), known.document === prepared,
+              known.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) else { return nil }
+        return (known.operation, known.measure)
+    }
+
+    /// Measures the operation and remembers it with its operation for the next request.
+    private func measureAndRemember(
+        _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, named name: String?,
+        variables: JSONObject
     ) -> OperationMeasure {
-        let key = MeasureKey(document: ObjectIdentifier(prepared), operation: operation.name?.value)
-        // The entry keeps its document alive, so the identifier cannot be reused while it is stored.
-        if let cached = measures.withLock({ $0[key] }), cached.document === prepared,
-           cached.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) {
-            return cached.measure
-        }
-        let fresh = OperationAnalysis.measure(
+        let measure = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
-        measures.withLock { table in
+        let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
+        operations.withLock { table in
             if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
-            table[key] = (prepared, fresh)
+            table[key] = KnownOperation(document: prepared, operation: operation, measure: measure)
         }
-        return fresh
+        return measure
     }
 
     /// Executes on the calling (server) thread as far as the operation goes without waiting.

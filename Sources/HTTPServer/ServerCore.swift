@@ -22,13 +22,14 @@ final class ServerCore: Sendable {
     let suspensions = Atomic<Int>(0)
     /// Requests handed to `handle(_:)` in a task (the fast path did not answer them).
     let tasksStarted = Atomic<Int>(0)
-    private let idPrefix: String
+    /// Random per-process prefix of generated request ids (8 hex digits and `-`), as UTF-8.
+    private let idPrefixBytes: [UInt8]
 
     init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?) {
         self.handler = handler
         self.limits = limits
         self.logger = logger
-        self.idPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-"
+        self.idPrefixBytes = Array((String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-").utf8)
     }
 
     // MARK: Callbacks
@@ -285,8 +286,24 @@ final class ServerCore: Sendable {
             return offered
         }
         let number = requestCounter.add(1, ordering: .relaxed).newValue
-        return idPrefix + String(number, radix: 16)
+        // prefix + lowercase hex, written into one buffer (this runs for every request).
+        let digits = max(1, (UInt64.bitWidth - number.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: idPrefixBytes.count + digits) { buffer in
+            var index = 0
+            for byte in idPrefixBytes {
+                buffer[index] = byte
+                index += 1
+            }
+            var rest = number
+            for position in stride(from: index + digits - 1, through: index, by: -1) {
+                buffer[position] = Self.hexDigits[Int(rest & 0xF)]
+                rest >>= 4
+            }
+            return index + digits
+        }
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func isIDByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -27,6 +27,10 @@ import Testing
             #expect(json["remote"] == "127.0.0.1")
             let id = try #require(response.headers["x-request-id"])
             #expect(json["id"] == .string(id))
+            // Generated: 8 hex digits of a per-process prefix, "-", a hex counter.
+            let parts = id.split(separator: "-")
+            #expect(parts.count == 2 && parts[0].count == 8 && !parts[1].isEmpty, "\(id)")
+            #expect(parts.allSatisfy { $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() }, "\(id)")
         }
         let record = try #require(logger.all.first)
         #expect(record.method == "GET" && record.path == "/a b/c" && record.status == 200 && record.outcome == "ok")
