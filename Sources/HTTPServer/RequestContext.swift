@@ -31,6 +31,9 @@ final class RequestContext: @unchecked Sendable {
     let outcome = Locked<Outcome>(.idle)
 
     var phase = Phase.headers
+    /// Whether `handle(_:)` was started for this request (only then can it be
+    /// suspended or listed as pending; completion skips both locks otherwise).
+    var handedToTask = false
     var method = ""
     var path = ""
     var headers = HTTPHeaders()

@@ -82,9 +82,11 @@ final class ServerCore: Sendable {
     /// The request ended (answered, timed out, aborted or shut down): log it and let it go.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
         active.subtract(1, ordering: .relaxed)
-        // A request still suspended here can only be one the daemon is tearing down.
-        context.settleIfSuspended(with: .dropConnection)?.cancel()
-        _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+        if context.handedToTask {
+            // A request still suspended here can only be one the daemon is tearing down.
+            context.settleIfSuspended(with: .dropConnection)?.cancel()
+            _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+        }
         guard let logger else { return }
         let outcome: String
         switch termination {
@@ -159,6 +161,7 @@ final class ServerCore: Sendable {
         // awaits all complete at once) finishes right here and is answered without
         // suspend/resume; otherwise the connection is suspended until it finishes.
         context.phase = .waiting
+        context.handedToTask = true
         context.outcome.withLock { $0 = .running }
         tasksStarted.add(1, ordering: .relaxed)
         let task = Task.immediate { [self, request] in
