@@ -72,7 +72,10 @@ public struct ByteSink: ~Copyable {
         if capacity - length < extra { grow(extra) }
     }
 
-    @usableFromInline @inline(never)
+    /// Inlinable too (though kept out of line), so that callers can see it
+    /// releases no Swift object: the GraphQL executor relies on that to write
+    /// strings it reads in place without copying them.
+    @inlinable @inline(never)
     mutating func grow(_ extra: Int) {
         let newCapacity = Swift.max(capacity * 2, length + extra, 64)
         let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)

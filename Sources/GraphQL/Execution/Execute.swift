@@ -277,13 +277,10 @@ final class VariablesPlan: Sendable {
 }
 
 extension ObjectSource {
-    /// The root value as a selection source.
+    /// The root value as a selection source (its fields read like any value's:
+    /// there is no value further up the stack to keep JSON views alive).
     init(_ value: any Sendable) {
-        if let json = value as? JSONValue, case .object(let object) = json {
-            self = .json(object)
-        } else {
-            self = .value(value)
-        }
+        self = .value(value)
     }
 }
 

@@ -1,27 +1,19 @@
 import JSON
 import Synchronization
 
-extension JSONValue {
-    /// Whether the value is `null` (asked of borrowed values, which `if case` would copy).
-    @inline(__always)
-    var isNullValue: Bool {
-        switch self {
-        case .null: return true
-        default: return false
-        }
-    }
-}
-
 extension Executor where Output: ~Copyable {
     /// Spec §6.4.3 "CompleteValue", at wrapper `level` of the field's type: the
     /// value is written to the output (or left pending).
     mutating func completeValue(_ level: Int, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
         guard let raw else { return try writeNull(level, plan) }
-        if let json = raw as? JSONValue { return try completeJSON(level, plan, json) }
+        if let json = raw as? JSONValue {
+            // Completed through a pointer (see ``JSONMembers``): `json` keeps it alive.
+            return try withUnsafePointer(to: json) { pointer throws(FieldError) in try completeJSON(level, plan, at: pointer) }
+        }
         if let deferred = raw as? Deferred { return .pending(deferred) }
         if plan.shape.isList(level) {
             if let items = raw as? [any Sendable] { return completeList(level + 1, plan, items) }
-            if let items = raw as? [JSONValue] { return completeJSONList(level + 1, plan, items) }
+            if let items = raw as? [JSONValue] { return items.withUnsafeBufferPointer { completeJSONList(level + 1, plan, $0) } }
             throw notIterable(plan)
         }
         switch plan.completion {
@@ -63,48 +55,41 @@ extension Executor where Output: ~Copyable {
         return .written
     }
 
-    /// ``completeValue(_:_:_:)`` for JSON values: no dynamic casts, no type walking.
-    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, _ json: borrowing JSONValue) throws(FieldError) -> Completed {
+    /// ``completeValue(_:_:_:)`` for a JSON value, read in place through `json`
+    /// (see ``JSONMembers``): no dynamic casts, no type walking, no copies of
+    /// objects or lists.
+    mutating func completeJSON(_ level: Int, _ plan: FieldPlan, at json: UnsafePointer<JSONValue>) throws(FieldError) -> Completed {
         if plan.shape.isList(level) {
-            switch json {
-            case .null: return try writeNull(level, plan)
-            case .array(let items): return completeJSONList(level + 1, plan, items)
-            default: throw notIterable(plan)
-            }
+            if let items = JSONMembers.items(at: json) { return completeJSONList(level + 1, plan, items) }
+            if json.pointee.isNullValue { return try writeNull(level, plan) }
+            throw notIterable(plan)
         }
-        if json.isNullValue { return try writeNull(level, plan) }
+        if json.pointee.isNullValue { return try writeNull(level, plan) }
         // The common cases first, through flat fields of the plan: binding the
         // payload of `completion` would retain plans every thread shares.
         if let shared = plan.objectSelection {
-            switch json {
-            case .object(let object):
-                return shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
-            default:
-                let value = copy json
-                return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(value)) }
+            if let members = JSONMembers(at: json) {
+                return shared._withUnsafeGuaranteedRef { executeFields($0, members: members) }
             }
+            let value = json.pointee
+            return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(value)) }
         }
-        if let shared = plan.abstractPlan {
-            switch json {
-            case .object(let object):
-                let found = shared._withUnsafeGuaranteedRef { Executor.typenameSelection(of: object, $0) }
-                if let found { return found._withUnsafeGuaranteedRef { executeFields($0, json: object) } }
-            default:
-                break
-            }
+        if let shared = plan.abstractPlan, let members = JSONMembers(at: json) {
+            let found = shared._withUnsafeGuaranteedRef { Executor.typenameSelection(of: members, $0) }
+            if let found { return found._withUnsafeGuaranteedRef { executeFields($0, members: members) } }
         }
         switch plan.leafShortcut {
         case .builtin(let builtin):
-            if builtin.servesAsIs(json) {
-                out.value(json)
+            if builtin.servesAsIs(json.pointee) {
+                out.value(json.pointee)
                 return .written
             }
         case .passThrough:
-            out.value(json)
+            out.value(json.pointee)
             return .written
         case .enumName:
-            if plan.isEnumName(json) {
-                out.value(json)
+            if plan.isEnumName(json.pointee) {
+                out.value(json.pointee)
                 return .written
             }
         case .none:
@@ -112,49 +97,28 @@ extension Executor where Output: ~Copyable {
         }
         switch plan.completion {
         case .builtin(let builtin):
-            if builtin.servesAsIs(json) {
-                out.value(json)
-                return .written
-            }
             let value: JSONValue
-            do { value = try builtin.serializeJSON(copy json) } catch { throw FieldError(error.message) }
+            do { value = try builtin.serializeJSON(json.pointee) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .scalar(let scalar):
-            if scalar.passesJSONThrough {
-                out.value(json)
-                return .written
-            }
             let value: JSONValue
-            do { value = try scalar.type.serializeJSON(copy json) } catch { throw FieldError(error.message) }
+            do { value = try scalar.type.serializeJSON(json.pointee) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .enum(let enumType):
-            if plan.isEnumName(json) {
-                out.value(json)
-                return .written
-            }
             let value: JSONValue
-            do { value = try enumType.type.serializeJSON(copy json) } catch { throw FieldError(error.message) }
+            do { value = try enumType.type.serializeJSON(json.pointee) } catch { throw FieldError(error.message) }
             return try writeLeaf(value, level, plan)
         case .object(let selection):
-            switch json {
-            case .object(let object):
-                // The plan keeps its selection alive: no retain of the shared plan.
-                if let shared = plan.objectSelection {
-                    return shared._withUnsafeGuaranteedRef { executeFields($0, json: object) }
-                }
-                return executeFields(selection, json: object)
-            default:
-                return executeFields(selection, source: .value(copy json))
-            }
+            if let members = JSONMembers(at: json) { return executeFields(selection, members: members) }
+            return executeFields(selection, source: .value(json.pointee))
         case .abstract(let abstract):
-            switch json {
-            case .object(let object):
-                let selection = try runtimeSelection(ofJSON: object, abstract, plan)
-                return executeFields(selection, json: object)
-            default:
-                let selection = try runtimeSelection(of: copy json, abstract, plan)
-                return executeFields(selection, source: .value(copy json))
+            if let members = JSONMembers(at: json) {
+                let selection = try runtimeSelection(ofJSON: members, abstract, plan)
+                return executeFields(selection, members: members)
             }
+            let value = json.pointee
+            let selection = try runtimeSelection(of: value, abstract, plan)
+            return executeFields(selection, source: .value(value))
         case .invalid:
             throw FieldError("Cannot complete value of unexpected output type: \"\(plan.type)\".")
         }
@@ -176,15 +140,16 @@ extension Executor where Output: ~Copyable {
         return endList(start, node)
     }
 
-    mutating func completeJSONList(_ level: Int, _ plan: FieldPlan, _ items: [JSONValue]) -> Completed {
+    /// ``completeList(_:_:_:)`` for JSON items, read in place (see ``JSONMembers``).
+    mutating func completeJSONList(_ level: Int, _ plan: FieldPlan, _ items: UnsafeBufferPointer<JSONValue>) -> Completed {
         let start = out.position
         out.beginList()
         var node: ResultNode?
         for index in items.indices {
+            guard let base = items.baseAddress else { break }
             out.item(first: index == 0)
             pushIndex(index)
-            // Borrowed in place: a copy would retain data other threads share.
-            let completed = items.withUnsafeBufferPointer { completeJSONCatching(level, plan, $0[index]) }
+            let completed = completeJSONCatching(level, plan, at: base + index)
             let placed = placeItem(completed, level, plan, start, &node)
             pop()
             if !placed { return .failed }
@@ -231,23 +196,21 @@ extension Executor where Output: ~Copyable {
     /// The selection an object's `__typename` picks among the abstract type's few
     /// possible types, without retaining the shared plans; `nil` when the full
     /// path must decide (a type resolver, no or an unknown `__typename`: errors).
-    static func typenameSelection(of object: JSONObject, _ abstract: AbstractPlan) -> Unmanaged<SelectionPlan>? {
+    static func typenameSelection(of object: JSONMembers, _ abstract: AbstractPlan) -> Unmanaged<SelectionPlan>? {
         guard !abstract.hasTypeResolver else { return nil }
         let hint = abstract.typenameHint.load(ordering: .relaxed)
         guard let index = object.index(forKey: "__typename", hint: hint) else { return nil }
         if index != hint { abstract.typenameHint.store(index, ordering: .relaxed) }
-        return object.values.withUnsafeBufferPointer { values in
-            switch values[index] {
-            case .string(let name): return abstract.unretainedSelection(for: name)
-            default: return nil
-            }
+        switch object.values[index] {
+        case .string(let name): return abstract.unretainedSelection(for: name)
+        default: return nil
         }
     }
 
     /// ``runtimeSelection(of:_:_:)`` for a JSON object: without a type resolver,
     /// reads its `__typename` in place (no boxing, no casts).
-    mutating func runtimeSelection(ofJSON object: JSONObject, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
-        guard abstract.resolveType == nil else { return try runtimeSelection(of: JSONValue.object(object), abstract, plan) }
+    mutating func runtimeSelection(ofJSON object: JSONMembers, _ abstract: AbstractPlan, _ plan: FieldPlan) throws(FieldError) -> SelectionPlan {
+        guard abstract.resolveType == nil else { return try runtimeSelection(of: object.object, abstract, plan) }
         let hint = abstract.typenameHint.load(ordering: .relaxed)
         var name: String?
         if let index = object.index(forKey: "__typename", hint: hint) {

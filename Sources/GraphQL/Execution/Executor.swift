@@ -26,15 +26,15 @@ struct PendingWork {
     let deferred: Deferred
 }
 
-/// The parent value of a selection: a JSON object (read without casts) or any value.
+/// The parent value of a selection: a JSON object (read in place, without casts) or any value.
 enum ObjectSource {
-    case json(JSONObject)
+    case json(JSONMembers)
     case value(any Sendable)
 
     /// The value as resolvers see it.
     var boxed: any Sendable {
         switch self {
-        case .json(let object): return JSONValue.object(object)
+        case .json(let members): return members.object
         case .value(let value): return value
         }
     }
@@ -146,7 +146,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
 
     /// Executes a selection on `source` (spec §6.3 "ExecuteSelectionSet").
     mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource) -> Completed {
-        if case .json(let object) = source { return executeFields(selection, json: object) }
+        if case .json(let members) = source { return executeFields(selection, members: members) }
         let fields = selection.fields
         let start = out.position
         out.beginObject()
@@ -164,25 +164,24 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     }
 
     /// ``executeFields(_:source:)`` on a JSON object: properties are read in place
-    /// (at their remembered positions) and leaf properties complete without a path step.
-    mutating func executeFields(_ selection: SelectionPlan, json object: JSONObject) -> Completed {
-        let fields = selection.fields
+    /// (at their remembered positions, through pointers: no copies of shared data)
+    /// and leaf properties complete without a path step.
+    mutating func executeFields(_ selection: SelectionPlan, members object: JSONMembers) -> Completed {
+        // The plans are shared by every request on every thread: the selection keeps
+        // them alive, and not retaining them spares contended reference counts.
+        let fields = selection.unretainedFields.plans
         let start = out.position
         out.beginObject()
         var node: ResultNode?
         for position in fields.indices {
-            // The plans are shared by every request on every thread: `fields` keeps
-            // them alive, and not retaining each one spares a contended reference count.
-            unowned(unsafe) let unretained = fields[position]
-            let placed = Unmanaged.passUnretained(unretained)._withUnsafeGuaranteedRef { plan in
+            let placed = fields[position]._withUnsafeGuaranteedRef { plan in
                 out.key(plan, first: position == 0)
                 if plan.isLeafProperty { return completeLeafProperty(plan, object) }
                 pushField(plan)
                 let completed: Completed
                 if plan.readsProperty {
-                    if let index = propertyIndex(plan, object) {
-                        // Borrowed in place: a copy would retain data other threads share.
-                        completed = object.values.withUnsafeBufferPointer { completeJSONCatching(0, plan, $0[index]) }
+                    if let index = propertyIndex(plan, object), let value = object.value(at: index) {
+                        completed = completeJSONCatching(0, plan, at: value)
                     } else {
                         completed = complete(0, plan, nil)
                     }
@@ -237,7 +236,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
 
     /// Where the default resolver finds `plan`'s property in `object`, trying the remembered position first.
     @inline(__always)
-    func propertyIndex(_ plan: FieldPlan, _ object: JSONObject) -> Int? {
+    func propertyIndex(_ plan: FieldPlan, _ object: JSONMembers) -> Int? {
         let hint = plan.propertyHint.load(ordering: .relaxed)
         guard let index = object.index(forKey: plan.fieldName, hint: hint) else { return nil }
         if index != hint { plan.propertyHint.store(index, ordering: .relaxed) }
@@ -251,10 +250,12 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     /// itself is written from where it is (each copy of data shared between
     /// threads costs a contended reference count).
     @inline(__always)
-    mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONObject) -> Bool {
-        guard let index = propertyIndex(plan, object) else { return leafNull(plan) }
-        // Borrowed in place: a copy would retain data other threads share.
-        return object.values.withUnsafeBufferPointer { completeLeaf(plan, $0[index]) }
+    mutating func completeLeafProperty(_ plan: FieldPlan, _ object: JSONMembers) -> Bool {
+        guard let index = propertyIndex(plan, object), let value = object.value(at: index) else { return leafNull(plan) }
+        // Strings that serialise as themselves are written in place, without a
+        // copy (a retain of data other threads may share).
+        if plan.writesStringsAsIs, out.writePlainString(at: value) { return true }
+        return completeLeaf(plan, value.pointee)
     }
 
     /// ``completeLeafProperty(_:_:)`` once the property is found.
@@ -321,8 +322,8 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
             // The default resolver: the property named like the field.
             switch source {
             case .json(let object):
-                guard let index = propertyIndex(plan, object) else { return complete(0, plan, nil) }
-                return object.values.withUnsafeBufferPointer { completeJSONCatching(0, plan, $0[index]) }
+                guard let index = propertyIndex(plan, object), let value = object.value(at: index) else { return complete(0, plan, nil) }
+                return completeJSONCatching(0, plan, at: value)
             case .value(let value):
                 return complete(0, plan, Executor.property(of: value, plan.fieldName))
             }
@@ -387,11 +388,11 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
 
     /// ``complete(_:_:_:)`` for a JSON value.
     @inline(__always)
-    mutating func completeJSONCatching(_ level: Int, _ plan: FieldPlan, _ json: borrowing JSONValue) -> Completed {
+    mutating func completeJSONCatching(_ level: Int, _ plan: FieldPlan, at json: UnsafePointer<JSONValue>) -> Completed {
         let mark = out.position
         let completed: Completed
         do {
-            completed = try completeJSON(level, plan, json)
+            completed = try completeJSON(level, plan, at: json)
         } catch {
             record(error, plan)
             return failedAt(mark, level, plan)

@@ -9,11 +9,35 @@ final class SelectionPlan: Sendable {
     let fields: [FieldPlan]
     /// The fields' response keys, shared by every result object of the selection.
     let responseKeys: [String]
+    /// ``fields`` unretained, in memory of their own: iterating them takes no
+    /// reference count (plans are read by every request on every thread).
+    let unretainedFields: UnretainedPlans
 
     init(fields: [FieldPlan]) {
         self.fields = fields
         self.responseKeys = fields.map(\.responseKey)
+        self.unretainedFields = UnretainedPlans(fields)
     }
+
+    deinit { unretainedFields.free() }
+}
+
+/// Field plans as unretained references in memory allocated once and freed by
+/// the owning ``SelectionPlan``'s `deinit`, which also holds the plans strongly.
+///
+/// `@unchecked Sendable`: written only in `init`, read-only afterwards, freed
+/// only when no request can reach the owning selection plan.
+struct UnretainedPlans: @unchecked Sendable {
+    let plans: UnsafeBufferPointer<Unmanaged<FieldPlan>>
+
+    init(_ fields: [FieldPlan]) {
+        let memory = UnsafeMutableBufferPointer<Unmanaged<FieldPlan>>.allocate(capacity: max(fields.count, 1))
+        _ = memory.initialize(from: fields.map { Unmanaged.passUnretained($0) })
+        plans = UnsafeBufferPointer(rebasing: memory[0..<fields.count])
+    }
+
+    /// Frees the memory; only the owning plan's `deinit` calls it.
+    func free() { UnsafeMutableBufferPointer(mutating: plans).deallocate() }
 }
 
 /// One response key of a selection: the field definition, its resolver, its
@@ -37,6 +61,8 @@ final class FieldPlan: Sendable {
     let fieldName: String
     /// How most leaf values complete, flat (reading it retains nothing).
     let leafShortcut: LeafShortcut
+    /// A string value of this leaf serialises as itself (`String`, `ID`, or a custom scalar without `serialize`).
+    let writesStringsAsIs: Bool
     /// An enum field's value names (empty otherwise).
     let enumNames: [String]
     let completion: Completion
@@ -144,15 +170,19 @@ final class FieldPlan: Sendable {
         case .builtin(let builtin):
             leafShortcut = .builtin(builtin)
             enumNames = []
+            writesStringsAsIs = builtin == .string || builtin == .id
         case .scalar(let scalar):
             leafShortcut = scalar.passesJSONThrough ? .passThrough : .none
             enumNames = []
+            writesStringsAsIs = scalar.passesJSONThrough
         case .enum(let enumType):
             leafShortcut = .enumName
             enumNames = enumType.enumNames
+            writesStringsAsIs = false
         case .object, .abstract, .invalid:
             leafShortcut = .none
             enumNames = []
+            writesStringsAsIs = false
         }
     }
 }

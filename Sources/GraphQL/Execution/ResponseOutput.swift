@@ -30,6 +30,10 @@ protocol ResponseOutput: ~Copyable {
 
     /// A finished value.
     mutating func value(_ value: borrowing JSONValue)
+    /// Writes the string at `value` if it needs no escapes, reading it in place
+    /// with no call that could release anything (so the caller need not copy
+    /// it); false when it is not such a string (nothing written).
+    mutating func writePlainString(at value: UnsafePointer<JSONValue>) -> Bool
     /// `null`.
     mutating func null()
     /// The name of the parent type of `plan` (`__typename`).
@@ -164,6 +168,7 @@ struct TreeOutput: ResponseOutput, ~Copyable {
     func endPartial(isList: Bool) {}
 
     mutating func value(_ value: borrowing JSONValue) { push(copy value) }
+    func writePlainString(at value: UnsafePointer<JSONValue>) -> Bool { false }
     mutating func null() { push(.null) }
     mutating func typename(_ plan: FieldPlan) { push(.string(plan.parentTypeName)) }
 
@@ -243,6 +248,45 @@ struct ByteOutput: ResponseOutput, ~Copyable {
     }
 
     mutating func null() { sink.append("null") }
+
+    @inline(__always)
+    mutating func writePlainString(at value: UnsafePointer<JSONValue>) -> Bool {
+        // Three steps, so that no call that could release anything happens while
+        // the string is borrowed: measure, make room, copy.
+        guard let length = ByteOutput.plainLength(value) else { return false }
+        sink.reserve(length + 2)
+        sink.appendReserved(UInt8(ascii: "\""))
+        ByteOutput.copyPlain(value, into: &sink)
+        sink.appendReserved(UInt8(ascii: "\""))
+        return true
+    }
+
+    /// The UTF-8 length of the string at `value` when it needs no escapes.
+    @inline(__always)
+    private static func plainLength(_ value: UnsafePointer<JSONValue>) -> Int? {
+        switch value.pointee {
+        case .string(let text):
+            return text.utf8.withContiguousStorageIfAvailable { utf8 -> Int? in
+                for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return nil }
+                return utf8.count
+            } ?? nil
+        default:
+            return nil
+        }
+    }
+
+    /// Copies the string at `value` (measured by ``plainLength(_:)``) into room already reserved.
+    @inline(__always)
+    private static func copyPlain(_ value: UnsafePointer<JSONValue>, into sink: inout ByteSink) {
+        switch value.pointee {
+        case .string(let text):
+            _ = text.utf8.withContiguousStorageIfAvailable { utf8 in
+                if let source = utf8.baseAddress { sink.appendReserved(source, count: utf8.count) }
+            }
+        default:
+            break
+        }
+    }
 
     mutating func typename(_ plan: FieldPlan) { sink.append(plan.encodedNames.typename) }
 
