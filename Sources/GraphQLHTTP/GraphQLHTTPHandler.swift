@@ -165,8 +165,6 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var started = ContinuousClock.now
         var text: String
         var prepared: PreparedDocument
-        var document: Document
-        var operation: OperationDefinition
         var parameters: GraphQLRequestParameters
         var mediaType: GraphQLMediaType
         var operationLabel: String
@@ -229,33 +227,34 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if !prepared.errors.isEmpty {
             return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_VALIDATION_FAILED") }, mediaType: mediaType, operation: label)
         }
-        // A document seen before with this operation name: its operation and measure are remembered.
-        let known = knownOperation(of: prepared, named: parameters.operationName, variables: parameters.variables)
-        let operation: OperationDefinition
-        if let known {
-            operation = known.operation
+        // A document seen before with this operation name: its operation's kind, name and measure are remembered.
+        let resolved: KnownOperation
+        if let known = knownOperation(of: prepared, named: parameters.operationName, variables: parameters.variables) {
+            resolved = known
         } else {
             switch selectOperation(in: document, named: parameters.operationName) {
-            case .success(let found): operation = found
+            case .success(let found):
+                resolved = measureAndRemember(
+                    found, of: prepared, document: document, named: parameters.operationName, variables: parameters.variables)
             case .failure(let error):
                 return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
             }
         }
-        let operationLabel = Self.label(operation.name?.value ?? parameters.operationName)
-        if request.method == "GET", operation.operation != .query {
+        let kind = resolved.kind
+        let measure = resolved.measure
+        let operationLabel = Self.label(resolved.name ?? parameters.operationName)
+        if request.method == "GET", kind != .query {
             return httpError(GraphQLHTTPError(
                 status: 405, code: "METHOD_NOT_ALLOWED",
-                message: "Only queries may be sent with GET; send \(operation.operation.rawValue) operations with POST.",
+                message: "Only queries may be sent with GET; send \(kind.rawValue) operations with POST.",
                 headers: ["allow": "POST"]), mediaType: mediaType, operation: operationLabel)
         }
-        if operation.operation == .subscription {
+        if kind == .subscription {
             return requestError([GraphQLHTTPError(
                 status: 400, code: "SUBSCRIPTIONS_NOT_SUPPORTED",
                 message: "Subscriptions are not served over this transport.").errorJSON],
                 mediaType: mediaType, operation: operationLabel)
         }
-        let measure = known?.measure ?? measureAndRemember(
-            operation, of: prepared, document: document, named: parameters.operationName, variables: parameters.variables)
         if !configuration.introspection, measure.selectsSchemaIntrospection {
             return requestError([GraphQLHTTPError(
                 status: 400, code: "INTROSPECTION_DISABLED",
@@ -266,7 +265,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
         }
         return .execute(Prepared(
-            text: text, prepared: prepared, document: document, operation: operation, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+            text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
     }
 
     struct OperationKey: Hashable {
@@ -279,7 +278,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     struct KnownOperation {
         /// Keeps the document alive, so its identifier cannot be reused while the entry is stored.
         var document: PreparedDocument
-        var operation: OperationDefinition
+        var kind: OperationType
+        /// The operation's own name (nil for an anonymous one).
+        var name: String?
         var measure: OperationMeasure
     }
 
@@ -288,26 +289,27 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     /// sizes have the same values; `nil` otherwise.
     private func knownOperation(
         of prepared: PreparedDocument, named name: String?, variables: JSONObject
-    ) -> (operation: OperationDefinition, measure: OperationMeasure)? {
+    ) -> KnownOperation? {
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
         guard let known = operations.withLock({ $0[key] }), known.document === prepared,
               known.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) else { return nil }
-        return (known.operation, known.measure)
+        return known
     }
 
-    /// Measures the operation and remembers it with its operation for the next request.
+    /// Measures the operation and remembers what the next request with this document and name needs.
     private func measureAndRemember(
         _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, named name: String?,
         variables: JSONObject
-    ) -> OperationMeasure {
+    ) -> KnownOperation {
         let measure = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
+        let known = KnownOperation(document: prepared, kind: operation.operation, name: operation.name?.value, measure: measure)
         operations.withLock { table in
             if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
-            table[key] = KnownOperation(document: prepared, operation: operation, measure: measure)
+            table[key] = known
         }
-        return measure
+        return known
     }
 
     /// Executes on the calling (server) thread as far as the operation goes without waiting.
