@@ -215,3 +215,36 @@ import Testing
         #expect(fixture.recorder.events.withLock { $0 } == ["start second", "end second", "start first", "end first", "start second", "end second"])
     }
 }
+
+/// JSON values walked in place (raw views of their arrays): nested lists of
+/// objects, long and escaped strings, a list of JSON values from a resolver,
+/// and a resolver reading its JSON `source`.
+@Suite struct JSONInPlaceTests {
+    static let sdl = """
+    type Query { grid: [[Cell!]] cells: [Cell] }
+    type Cell { text: String! id: ID list: [String] again: Cell owner: String }
+    """
+
+    @Test func nestedListsLongAndEscapedStringsMatchTheTree() async throws {
+        var resolvers = SchemaResolvers()
+        let long = String(repeating: "long text ", count: 8)
+        let data = try JSONParser.parse("""
+        {"grid":[[{"text":"\(long)","id":"c1","list":["a","b \\"quoted\\"", "tab\\there"],"again":{"text":"é ünïcode \(long)"}}],[],null,[{"id":"c2"}]],
+         "cells":[{"text":"x","id":"c3"},{"text":"y"}]}
+        """)
+        resolvers.field("Query", "grid", .sync { _ in data["grid"] })
+        resolvers.field("Query", "cells", .sync { _ in data["cells"]?.arrayValue })
+        resolvers.field("Cell", "owner", .sync { input in
+            guard let source = input.source as? JSONValue else { return nil }
+            return "owner of " + (source["id"]?.stringValue ?? "?")
+        })
+        let engine = GraphQLEngine(schema: try GraphQLSchema(sdl: Self.sdl, resolvers: resolvers))
+        let query = "{ grid { text id list again { text owner } owner } cells { text owner } }"
+        let response = await TestSupport.both(engine, GraphQLRequest(query: query))
+        let text = TestSupport.text(response)
+        // c2 has no text (non-null): its list becomes null, reported at its path.
+        #expect(text.contains(#""path":["grid",3,0,"text"]"#))
+        #expect(text.contains(#"{"text":"\#(long)","id":"c1","list":["a","b \"quoted\"","tab\there"],"again":{"text":"é ünïcode \#(long)","owner":"owner of ?"},"owner":"owner of c1"}"#))
+        #expect(text.contains(#""cells":[{"text":"x","owner":"owner of c3"},{"text":"y","owner":"owner of ?"}]"#))
+    }
+}
