@@ -38,6 +38,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// Whether a field named `name` is present.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// Reserves room for `count` fields (one allocation instead of growing field by field).
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends a field (keeps existing ones of the same name).
     public mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))

@@ -109,6 +109,8 @@ final class ServerCore: Sendable {
     private func readHeaders(_ context: RequestContext) -> MHD_Result {
         context.phase = .body
         let unmanaged = Unmanaged.passUnretained(context).toOpaque()
+        // Most requests carry a handful of fields: one allocation for them all.
+        context.headers.reserveCapacity(max(0, Int(MHD_get_connection_values_n(context.connection, .HEADER_KIND, nil, nil))))
         _ = MHD_get_connection_values_n(context.connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
             guard let cls, let key else { return .YES }
             let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
