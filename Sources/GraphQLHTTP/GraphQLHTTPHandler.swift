@@ -101,13 +101,12 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     public func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
         if request.path == configuration.path {
-            let started = ContinuousClock.now
+            let started = request.received
             switch prepare(request) {
             case .respond(let response, let operation, let outcome):
                 record(operation: operation, outcome: outcome, since: started)
                 return response
-            case .execute(var prepared):
-                prepared.started = started
+            case .execute(let prepared):
                 guard case .immediate(let makeContext) = contextProvider else {
                     request.handoff = Handoff.prepared(prepared)
                     return nil
@@ -147,7 +146,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         case nil:
             break
         }
-        let started = ContinuousClock.now
+        let started = request.received
         switch prepare(request) {
         case .respond(let response, let operation, let outcome):
             record(operation: operation, outcome: outcome, since: started)
@@ -162,7 +161,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     // MARK: Steps
 
     struct Prepared: Sendable {
-        var started = ContinuousClock.now
+        /// When the request arrived (its latency is measured from here).
+        var started: ContinuousClock.Instant
         var text: String
         var prepared: PreparedDocument
         var parameters: GraphQLRequestParameters
@@ -265,7 +265,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
         }
         return .execute(Prepared(
-            text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+            started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
     }
 
     struct OperationKey: Hashable {
@@ -373,7 +373,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             body = result.body { self.annotate($0, code: "BAD_USER_INPUT") }
         }
         let status = !result.hasData && prepared.mediaType == .graphQLResponseJSON ? 400 : 200
-        var response = HTTPResponse(status: status, headers: ["content-type": prepared.mediaType.contentType], body: body)
+        var response = HTTPResponse(status: status, headers: prepared.mediaType.responseHeaders, body: body)
         response.logFields = [("operation", prepared.operationLabel)]
         return (response, outcome)
     }
@@ -394,7 +394,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     private func requestError(_ errors: [JSONValue], mediaType: GraphQLMediaType, operation: String = "anonymous") -> Preparation {
         var response = HTTPResponse(
-            status: mediaType == .graphQLResponseJSON ? 400 : 200, headers: ["content-type": mediaType.contentType],
+            status: mediaType == .graphQLResponseJSON ? 400 : 200, headers: mediaType.responseHeaders,
             body: JSONWriter.write(["errors": .array(errors)]))
         response.logFields = [("operation", operation)]
         return .respond(response, operation: operation, outcome: "request_error")

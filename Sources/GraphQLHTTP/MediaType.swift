@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The two response media types of GraphQL over HTTP.
 public enum GraphQLMediaType: Sendable, Equatable {
     /// `application/graphql-response+json`: request errors get 4xx.
@@ -12,6 +14,18 @@ public enum GraphQLMediaType: Sendable, Equatable {
         case .json: "application/json; charset=utf-8"
         }
     }
+
+    /// The response header fields for this type (its `Content-Type`), built once:
+    /// a response shares them instead of building its own.
+    var responseHeaders: HTTPHeaders {
+        switch self {
+        case .graphQLResponseJSON: Self.graphQLResponseJSONHeaders
+        case .json: Self.jsonHeaders
+        }
+    }
+
+    private static let graphQLResponseJSONHeaders: HTTPHeaders = ["content-type": GraphQLMediaType.graphQLResponseJSON.contentType]
+    private static let jsonHeaders: HTTPHeaders = ["content-type": GraphQLMediaType.json.contentType]
 
     /// Picks the response type from an `Accept` header (RFC 9110 §12.5.1): the
     /// acceptable type with the highest q-value, `graphql-response+json` winning

@@ -19,6 +19,8 @@ public struct HTTPRequest: Sendable {
     /// The request id: the client's `x-request-id` when it is short and safe, else generated.
     /// The server returns it as the `x-request-id` response header and logs it.
     public var id: String
+    /// When the server received the request line (handlers measure latency from here).
+    public var received: ContinuousClock.Instant
     /// Work the handler's fast path (`respondImmediately(to:)`) prepared and left
     /// for `handle(_:)` when it could not finish synchronously; `nil` otherwise.
     public var handoff: (any Sendable)? = nil
@@ -26,7 +28,7 @@ public struct HTTPRequest: Sendable {
     /// Makes a request (handlers under test can be called without a server).
     public init(
         method: String, path: String, query: String = "", headers: HTTPHeaders = [:], body: [UInt8] = [],
-        remoteAddress: String = "127.0.0.1", id: String = ""
+        remoteAddress: String = "127.0.0.1", id: String = "", received: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.path = path
@@ -36,6 +38,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.id = id
+        self.received = received
     }
 
     /// The first query item named `name`.

@@ -133,8 +133,12 @@ final class ServerCore: Sendable {
         }
         context.requestID = requestID(offered: context.headers["x-request-id"])
         let uri = context.rawURI.utf8
-        let pathEnd = uri.firstIndex(of: UInt8(ascii: "?")) ?? uri.endIndex
-        context.path = URLEncodedForm.percentDecode(uri[..<pathEnd], plusAsSpace: false)
+        if !uri.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) {
+            context.path = context.rawURI  // nothing to cut or decode (the usual request)
+        } else {
+            let pathEnd = uri.firstIndex(of: UInt8(ascii: "?")) ?? uri.endIndex
+            context.path = URLEncodedForm.percentDecode(uri[..<pathEnd], plusAsSpace: false)
+        }
         if let length = context.headers["content-length"], let bytes = Int(length), bytes > limits.maxBodyBytes {
             // Answer before reading (and before any 100-continue): the body never arrives.
             context.phase = .done
@@ -151,7 +155,7 @@ final class ServerCore: Sendable {
         }
         var request = HTTPRequest(
             method: context.method, path: context.path, query: query, headers: context.headers,
-            body: context.body, remoteAddress: context.remoteAddress, id: context.requestID
+            body: context.body, remoteAddress: context.remoteAddress, id: context.requestID, received: context.started
         )
         context.body = []
         if let response = handler.respondImmediately(to: &request) {
