@@ -28,7 +28,12 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let rawURI: String
     let started: ContinuousClock.Instant
-    let outcome = Locked<Outcome>(.idle)
+    /// The state shared with the handler's task, behind its lock. Made only for a
+    /// request handed to a task (`startTask()`, on the connection's thread, before
+    /// the task exists); a request answered on the fast path never pays for a lock.
+    /// Written once, then only read: the task sees it through its own creation, the
+    /// deadline sweeper through the `pending` table's lock, completion on this thread.
+    private var outcome: Locked<Outcome>?
 
     var phase = Phase.headers
     /// Whether `handle(_:)` was started for this request (only then can it be
@@ -45,6 +50,14 @@ final class RequestContext: @unchecked Sendable {
     var endLabel: String? = nil
     var logFields: [(name: String, value: String)] = []
 
+    /// Marks the request as handed to a task and makes its shared state, `.running`.
+    func startTask() -> Locked<Outcome> {
+        let shared = Locked<Outcome>(.running)
+        handedToTask = true
+        outcome = shared
+        return shared
+    }
+
     init(connection: OpaquePointer, rawURI: String) {
         self.connection = connection
         self.rawURI = rawURI
@@ -55,7 +68,7 @@ final class RequestContext: @unchecked Sendable {
     /// was suspended and this call must resume it; `nil` otherwise (answered while
     /// still running on the server thread, or already answered by someone else).
     func settle(with response: HTTPResponse) -> Task<Void, Never>? {
-        outcome.withLock { state in
+        outcome?.withLock { state in
             switch state {
             case .running:
                 state = .ready(response)
@@ -71,7 +84,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// Like `settle`, but only for a suspended request (deadline, shutdown, teardown).
     func settleIfSuspended(with response: HTTPResponse) -> Task<Void, Never>? {
-        outcome.withLock { state in
+        outcome?.withLock { state in
             guard case .suspended(let task) = state else { return nil }
             state = .ready(response)
             return task
@@ -80,7 +93,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// Takes the response stored by `settle`, leaving `.idle`.
     func takeResponse() -> HTTPResponse? {
-        outcome.withLock { state in
+        outcome?.withLock { state in
             guard case .ready(let response) = state else { return nil }
             state = .idle
             return response

@@ -167,14 +167,13 @@ final class ServerCore: Sendable {
         // awaits all complete at once) finishes right here and is answered without
         // suspend/resume; otherwise the connection is suspended until it finishes.
         context.phase = .waiting
-        context.handedToTask = true
-        context.outcome.withLock { $0 = .running }
+        let outcome = context.startTask()
         tasksStarted.add(1, ordering: .relaxed)
         let task = Task.immediate { [self, request] in
             let response = await handler.handle(request)
             finish(context, with: response)
         }
-        let ready: HTTPResponse? = context.outcome.withLock { state in
+        let ready: HTTPResponse? = outcome.withLock { state in
             if case .ready(let response) = state {
                 state = .idle
                 return response
