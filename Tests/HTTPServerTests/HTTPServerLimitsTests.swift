@@ -131,6 +131,35 @@ import Testing
         }
     }
 
+    /// Past `maxConnections` open connections, a new one is closed without an answer;
+    /// once one closes, there is room again.
+    @Test func totalConnectionLimitClosesExtraConnections() async throws {
+        let config = HTTPServerConfiguration(threads: 2, limits: .init(maxConnections: 4))
+        try await withServer(config, handler: ClosureHandler(immediate: echo)) { server in
+            let outcome = try await offPool { () -> (statuses: [Int], refused: Bool, afterClose: Int) in
+                var open = try (0..<4).map { _ in try RawConnection(port: server.port, timeout: 3) }
+                // One at a time, so each connection is counted before the next arrives.
+                let statuses = try open.enumerated().map { try $1.exchange("GET", "/\($0)").status }
+                var refused = false
+                do {
+                    _ = try RawConnection(port: server.port, timeout: 3).exchange("GET", "/extra")
+                } catch {
+                    refused = true
+                }
+                open.removeLast()  // closes it (RawConnection's deinit)
+                var afterClose = -1
+                for _ in 0..<50 where afterClose != 200 {
+                    afterClose = (try? RawConnection(port: server.port, timeout: 3).exchange("GET", "/again").status) ?? -1
+                    if afterClose != 200 { usleepMilliseconds(20) }
+                }
+                return (statuses, refused, afterClose)
+            }
+            #expect(outcome.statuses == [200, 200, 200, 200])
+            #expect(outcome.refused)
+            #expect(outcome.afterClose == 200)
+        }
+    }
+
     /// A closed connection gives its per-IP slot back.
     @Test func perIPSlotsAreReleasedWhenConnectionsClose() async throws {
         let config = HTTPServerConfiguration(limits: .init(maxConnectionsPerIP: 1))
