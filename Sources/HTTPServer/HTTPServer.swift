@@ -21,6 +21,8 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let core: ServerCore
     private let state = Mutex<LifeState>(.running)
+    /// The listening socket after `shutdown` quiesced the daemon, until `stopNow` closes it; -1 otherwise.
+    private let quiescedListener = Atomic<Int32>(-1)
     private let sweeper: Task<Void, Never>
     /// The port actually bound.
     public let port: Int
@@ -90,7 +92,16 @@ public final class HTTPServer: Sendable {
         }
         guard proceed else { return }
         core.draining.store(true, ordering: .relaxed)
-        cpayql_mhd_stop_accepting(daemon.pointer)
+        // libmicrohttpd's pool threads may still hold the quiesced listening socket's
+        // number, so it is closed only after MHD_stop_daemon (its documentation says so):
+        // closed here, the number could be reused by another socket of this process and
+        // a pool thread would then accept from, or close, someone else's descriptor.
+        // Shutting it down makes the kernel refuse new connections meanwhile.
+        let listener = MHD_quiesce_daemon(daemon.pointer)
+        if listener >= 0 {
+            _ = refuseConnections(listener)
+            quiescedListener.store(listener, ordering: .relaxed)
+        }
         let deadline = ContinuousClock.now + gracePeriod
         while core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
@@ -117,15 +128,16 @@ public final class HTTPServer: Sendable {
         guard proceed else { return }
         sweeper.cancel()
         core.abandonPending()
-        cpayql_mhd_stop(daemon.pointer)
+        MHD_stop_daemon(daemon.pointer)
+        let listener = quiescedListener.exchange(-1, ordering: .relaxed)
+        if listener >= 0 { _ = closeDescriptor(listener) }
     }
 }
 
-/// The server pointer (daemon + acceptor, `cpayql_mhd_server`). `@unchecked Sendable`
-/// because it is immutable after start, and the two calls made on it later
-/// (`cpayql_mhd_stop_accepting`, `cpayql_mhd_stop`) are made in order, each once,
-/// by `HTTPServer`'s life-state lock (`shutdown` moves to `.stopping` before
-/// stopping the acceptor; `stopNow` moves to `.stopped` before stopping the rest).
+/// The daemon pointer. `@unchecked Sendable` because it is immutable after
+/// start and libmicrohttpd's daemon-level calls used here (quiesce, stop,
+/// info) are documented as callable from any thread; `HTTPServer` ensures
+/// stop happens once.
 private struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }

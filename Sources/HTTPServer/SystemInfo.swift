@@ -16,3 +16,9 @@ package enum SystemInfo {
         return (spec.tv_sec, spec.tv_nsec)
     }
 }
+
+/// Closes a file descriptor (the listening socket after the daemon stopped).
+package func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// Makes a listening socket refuse new connections without closing it (its number stays taken).
+package func refuseConnections(_ descriptor: Int32) -> Int32 { shutdown(descriptor, Int32(SHUT_RDWR)) }

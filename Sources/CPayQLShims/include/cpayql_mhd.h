@@ -27,35 +27,14 @@ struct cpayql_mhd_config {
 /// Callback that creates per-request state when the request line arrives (MHD_OPTION_URI_LOG_CALLBACK).
 typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/// A running server: libmicrohttpd's epoll thread pool fed by an acceptor thread of ours.
-///
-/// libmicrohttpd's own accept lets whichever pool thread wakes first take new
-/// connections, and a burst of connects can all land on one thread (measured:
-/// 64 of 64 keep-alive connections on one of two threads, half the throughput).
-/// Our acceptor hands each accepted socket to `MHD_add_connection`, which
-/// spreads connections over the pool by descriptor number (consecutive
-/// descriptors alternate threads). `MHD_add_connection` ignores libmicrohttpd's
-/// per-IP limit, so the acceptor enforces it.
-struct cpayql_mhd_server;
+/// Starts an epoll thread-pool daemon with suspend/resume; NULL on failure (errno may tell why).
+struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
+                                    MHD_AccessHandlerCallback handler, void *handler_cls,
+                                    MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls);
 
-/// Binds, listens and starts the daemon and the acceptor; NULL on failure (errno tells why).
-struct cpayql_mhd_server *cpayql_mhd_start(const struct cpayql_mhd_config *config,
-                                           MHD_AccessHandlerCallback handler, void *handler_cls,
-                                           MHD_RequestCompletedCallback completed, void *completed_cls,
-                                           cpayql_mhd_uri_callback uri_callback, void *uri_cls);
-
-/// The daemon (for suspend/resume and connection calls).
-struct MHD_Daemon *cpayql_mhd_daemon(struct cpayql_mhd_server *server);
-
-/// The port actually bound (for port 0).
-uint16_t cpayql_mhd_bound_port(struct cpayql_mhd_server *server);
-
-/// Stops accepting: the acceptor thread ends and the listening socket is closed
-/// (new connects are refused); open connections go on. Call from one thread at a time.
-void cpayql_mhd_stop_accepting(struct cpayql_mhd_server *server);
-
-/// Stops accepting if still accepting, stops the daemon (closing every connection) and frees the server.
-void cpayql_mhd_stop(struct cpayql_mhd_server *server);
+/// The port the daemon actually bound (for port 0), or 0 if unknown.
+uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
 
 /// Writes the client's numeric address into buffer; returns 0 on success.
 int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
