@@ -168,6 +168,11 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var parameters: GraphQLRequestParameters
         var mediaType: GraphQLMediaType
         var operationLabel: String
+
+        /// The request as the engine takes it.
+        var graphQLRequest: GraphQLRequest {
+            GraphQLRequest(query: text, operationName: parameters.operationName, variables: parameters.variables)
+        }
     }
 
     /// What the fast path leaves for `handle(_:)`.
@@ -327,10 +332,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         inFlight.value.add(1, ordering: .relaxed)
         defer { inFlight.value.subtract(1, ordering: .relaxed) }
         let started = engine.executeImmediatelyEncoded(
-            prepared.prepared,
-            request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
-                                    variables: prepared.parameters.variables),
-            context: context, rootValue: rootValue)
+            prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
         switch started {
         case .finished(let result):
             let (response, outcome) = respond(result, prepared: prepared)
@@ -348,15 +350,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return (failure, error.status >= 500 ? "server_error" : "request_error")
         }
-        let started = engine.executeImmediatelyEncoded(
-            prepared.prepared,
-            request: GraphQLRequest(query: prepared.text, operationName: prepared.parameters.operationName,
-                                    variables: prepared.parameters.variables),
-            context: context, rootValue: rootValue)
-        switch started {
-        case .finished(let result): return respond(result, prepared: prepared)
-        case .pending(let execution): return respond(await execution.finishEncoded(), prepared: prepared)
-        }
+        let result = await engine.executeEncoded(
+            prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
+        return respond(result, prepared: prepared)
     }
 
     /// Turns an execution's encoded response into the HTTP response: no `data`

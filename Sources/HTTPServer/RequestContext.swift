@@ -36,9 +36,6 @@ final class RequestContext: @unchecked Sendable {
     private var outcome: Locked<Outcome>?
 
     var phase = Phase.headers
-    /// Whether `handle(_:)` was started for this request (only then can it be
-    /// suspended or listed as pending; completion skips both locks otherwise).
-    var handedToTask = false
     var method = ""
     var path = ""
     var headers = HTTPHeaders()
@@ -50,10 +47,13 @@ final class RequestContext: @unchecked Sendable {
     var endLabel: String? = nil
     var logFields: [(name: String, value: String)] = []
 
+    /// Whether `handle(_:)` was started for this request (only then can it be
+    /// suspended or listed as pending; completion skips both locks otherwise).
+    var handedToTask: Bool { outcome != nil }
+
     /// Marks the request as handed to a task and makes its shared state, `.running`.
     func startTask() -> Locked<Outcome> {
         let shared = Locked<Outcome>(.running)
-        handedToTask = true
         outcome = shared
         return shared
     }
