@@ -34,11 +34,18 @@ public final class HTTPServer: Sendable {
         let limits = configuration.limits
         guard (0...65535).contains(configuration.port) else { throw HTTPServerError(description: "port \(configuration.port) is out of range") }
         guard configuration.threads >= 1 else { throw HTTPServerError(description: "threads must be at least 1") }
+        var sliceNanoseconds: UInt64 = 0
+        if let slice = configuration.threadTimeSlice {
+            guard slice >= .microseconds(100), slice <= .milliseconds(100) else {
+                throw HTTPServerError(description: "threadTimeSlice must be between 100 µs and 100 ms")
+            }
+            sliceNanoseconds = UInt64(slice.components.seconds) * 1_000_000_000 + UInt64(slice.components.attoseconds / 1_000_000_000)
+        }
         guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.maxConnections >= 1, limits.maxConnectionsPerIP >= 0 else {
             throw HTTPServerError(description: "limits out of range (maxHeaderBytes ≥ 1024, maxConnections ≥ 1)")
         }
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
-        let core = ServerCore(handler: handler, limits: limits, logger: configuration.logger)
+        let core = ServerCore(handler: handler, limits: limits, logger: configuration.logger, threadSliceNanoseconds: sliceNanoseconds)
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
         // The pool also holds the read buffer for body chunks and the write buffer for response
         // headers: room past the header limit. libmicrohttpd clears the pool for every request,

@@ -12,6 +12,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var logger: (any RequestLogger)?
     /// libmicrohttpd's turbo mode (fewer safety syscalls, a little faster). Default `false`.
     public var turbo: Bool
+    /// The scheduling slice each server thread asks the kernel for (Linux 6.12+
+    /// EEVDF custom slices; older kernels ignore it). Under a saturated CPU a
+    /// shorter slice gets a thread with requests waiting back on a core sooner,
+    /// which cuts the latency tail (docs/http.md, "Scheduling"). At least 100 µs
+    /// (the kernel's minimum); `nil` keeps the kernel's default (0.7 ms × (1 + log2 cores)).
+    /// Default 100 µs.
+    public var threadTimeSlice: Duration?
 
     /// Limits per request and per connection.
     public struct Limits: Sendable {
@@ -51,7 +58,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// A configuration with the documented defaults, each overridable.
     public init(
         host: String = "127.0.0.1", port: Int = 0, threads: Int? = nil, limits: Limits = .init(),
-        logger: (any RequestLogger)? = nil, turbo: Bool = false
+        logger: (any RequestLogger)? = nil, turbo: Bool = false, threadTimeSlice: Duration? = .microseconds(100)
     ) {
         self.host = host
         self.port = port
@@ -59,5 +66,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.limits = limits
         self.logger = logger
         self.turbo = turbo
+        self.threadTimeSlice = threadTimeSlice
     }
 }

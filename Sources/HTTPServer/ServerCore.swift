@@ -24,11 +24,14 @@ final class ServerCore: Sendable {
     let tasksStarted = Atomic<Int>(0)
     /// Random per-process prefix of generated request ids (8 hex digits and `-`), as UTF-8.
     private let idPrefixBytes: [UInt8]
+    /// The scheduling slice server threads ask for; 0 leaves the kernel's default.
+    private let threadSliceNanoseconds: UInt64
 
-    init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?) {
+    init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?, threadSliceNanoseconds: UInt64) {
         self.handler = handler
         self.limits = limits
         self.logger = logger
+        self.threadSliceNanoseconds = threadSliceNanoseconds
         self.idPrefixBytes = Array((String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-").utf8)
     }
 
@@ -37,6 +40,10 @@ final class ServerCore: Sendable {
     /// The request line arrived: make the request's state.
     func begin(connection: OpaquePointer, uri: String) -> RequestContext {
         active.add(1, ordering: .relaxed)
+        // libmicrohttpd starts its threads without a hook, so each asks on its first
+        // request (a thread-local flag makes every later call a no-op). A refusal
+        // leaves the default slice: nothing to report per request.
+        if threadSliceNanoseconds > 0 { _ = cpayql_request_thread_slice(threadSliceNanoseconds) }
         return RequestContext(connection: connection, rawURI: uri)
     }
 

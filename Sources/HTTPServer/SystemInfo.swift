@@ -1,12 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CPayQLShims
 
 /// Facts about the machine, read once.
 package enum SystemInfo {
     /// Online CPU cores (at least 1).
     package static var onlineCores: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// The calling thread's scheduling slice as the kernel reports it; `nil` when it
+    /// reports none (kernels before 6.12 keep no per-thread slice) or cannot tell.
+    package static func currentThreadTimeSlice() -> Duration? {
+        let nanoseconds = cpayql_thread_slice()
+        return nanoseconds > 0 ? .nanoseconds(nanoseconds) : nil
     }
 
     /// Seconds since the Unix epoch with nanoseconds, from the real-time clock.

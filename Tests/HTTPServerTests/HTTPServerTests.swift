@@ -140,4 +140,29 @@ import Testing
             }
         }
     }
+
+    @Test func serverThreadsAskForTheConfiguredSchedulingSlice() async throws {
+        // What a server thread reports, as "<nanoseconds>" or "none".
+        let handler = ClosureHandler(immediate: { _ in
+            let slice = SystemInfo.currentThreadTimeSlice().map { "\($0.components.attoseconds / 1_000_000_000)" } ?? "none"
+            return HTTPResponse(status: 200, body: Array(slice.utf8))
+        })
+        // Kernels before 6.12 keep no per-thread slice: there, the request is accepted and ignored.
+        let kernelKeepsSlices = SystemInfo.currentThreadTimeSlice() != nil
+        try await withServer(.init(threadTimeSlice: .microseconds(250)), handler: handler) { server in
+            for _ in 0..<3 {
+                let response = try await request(port: server.port, "GET", "/")
+                #expect(response.text == (kernelKeepsSlices ? "250000" : "none"))
+            }
+        }
+        try await withServer(.init(threadTimeSlice: nil), handler: handler) { server in
+            let response = try await request(port: server.port, "GET", "/")
+            #expect(response.text != "250000" && response.text != "100000")
+        }
+        for invalid: Duration in [.microseconds(50), .milliseconds(101)] {
+            #expect(throws: HTTPServerError.self) {
+                _ = try HTTPServer(configuration: .init(threadTimeSlice: invalid), handler: handler)
+            }
+        }
+    }
 }

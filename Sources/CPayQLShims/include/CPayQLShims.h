@@ -4,4 +4,5 @@
 #define CPAYQL_SHIMS_H
 #include "cpayql_curl.h"
 #include "cpayql_mhd.h"
+#include "cpayql_sched.h"
 #endif

@@ -10,7 +10,7 @@ import Postgres
 /// `payql serve`: GraphQL over HTTP with the operations endpoints (docs/http.md).
 enum ServeCommand {
     static let usage = """
-    usage: payql serve [--host 127.0.0.1] [--port 8080] [--threads N]
+    usage: payql serve [--host 127.0.0.1] [--port 8080] [--threads N] [--thread-slice-us 100]
                        [--max-body-bytes 1048576] [--max-header-bytes 16384]
                        [--max-connections 4096] [--max-connections-per-ip 0]
                        [--idle-timeout 15] [--request-timeout 30] [--shutdown-grace 10]
@@ -127,6 +127,11 @@ struct ServeSettings {
         http.host = options.string("host") ?? "127.0.0.1"
         http.port = try bounded(options, "port", 8080, 0...65535)
         http.threads = try bounded(options, "threads", SystemInfo.onlineCores, 1...256)
+        let sliceMicroseconds = try bounded(options, "thread-slice-us", 100, 0...100_000)
+        guard sliceMicroseconds == 0 || sliceMicroseconds >= 100 else {
+            throw UsageError("--thread-slice-us must be 0 (the kernel's default) or 100...100000, got \(sliceMicroseconds)")
+        }
+        http.threadTimeSlice = sliceMicroseconds == 0 ? nil : .microseconds(sliceMicroseconds)
         http.limits.maxBodyBytes = try bounded(options, "max-body-bytes", 1 << 20, 0...(1 << 30))
         http.limits.maxHeaderBytes = try bounded(options, "max-header-bytes", 16 << 10, 1024...(1 << 20))
         http.limits.maxConnections = try bounded(options, "max-connections", 4096, 1...1_000_000)
