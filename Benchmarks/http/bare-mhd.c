@@ -1,23 +1,53 @@
 // The ceiling for Benchmarks/http: libmicrohttpd alone, configured like PayQL's
 // server (epoll thread pool sized to the cores, keep-alive), reading the POST
 // body and answering a fixed `{ __typename }` result. No Swift, no GraphQL.
-// Build: cc -O2 -o bare-mhd bare-mhd.c -lmicrohttpd ; run: ./bare-mhd PORT THREADS
+// Given SLICE_US (microseconds), its threads ask the kernel for a short scheduling
+// slice as PayQL's do; 0, the default, keeps the kernel's slice: measured, the bare
+// server is fastest that way, and a ceiling should be the fastest (README.md).
+// Build: cc -O2 -o bare-mhd bare-mhd.c -lmicrohttpd ; run: ./bare-mhd PORT THREADS [SLICE_US]
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char body[] = "{\"data\":{\"__typename\":\"Query\"}}";
 static int marker;
+static uint64_t slice_ns;
+static __thread int slice_requested;
+
+// struct sched_attr, first version; the same request as PayQL's cpayql_request_thread_slice.
+struct sched_attributes {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+
+static void request_slice(void) {
+    if (slice_requested || slice_ns == 0) return;
+    slice_requested = 1;
+    struct sched_attributes attributes;
+    memset(&attributes, 0, sizeof attributes);
+    if (syscall(SYS_sched_getattr, 0, &attributes, (unsigned int)sizeof attributes, 0U) != 0) return;
+    attributes.size = sizeof attributes;
+    attributes.flags = 0;
+    attributes.runtime = slice_ns;
+    syscall(SYS_sched_setattr, 0, &attributes, 0U);
+}
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size, void **state) {
     (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
     if (*state == NULL) {
+        request_slice();
         *state = &marker;
         return MHD_YES;
     }
@@ -35,6 +65,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
 int main(int argc, char **argv) {
     unsigned short port = argc > 1 ? (unsigned short)atoi(argv[1]) : 18082;
     unsigned int threads = argc > 2 ? (unsigned int)atoi(argv[2]) : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+    slice_ns = argc > 3 ? (uint64_t)strtoull(argv[3], NULL, 10) * 1000u : 0;
     struct sockaddr_in address;
     memset(&address, 0, sizeof address);
     address.sin_family = AF_INET;

@@ -90,7 +90,7 @@ echo "== wrk -t$WRK_THREADS -c$CONNECTIONS -d${SECONDS_PER_RUN}s per round, $ROU
 # that the machine's load drifts over all of them alike. Figures are medians over rounds.
 run_server payql 18080 "$PAYQL" serve --port 18080 --workload "$WORKLOAD" --log-level off
 run_server node 18081 node Benchmarks/http/node-graphql-server.js "$WORKLOAD" 18081
-run_server bare 18082 "$WORK/bare-mhd" 18082 "$(nproc)"
+run_server bare 18082 "$WORK/bare-mhd" 18082 "$(nproc)" "${BARE_SLICE_US:-0}"
 check_workload 18080
 check_workload 18081
 for round in $(seq 1 "$ROUNDS"); do
