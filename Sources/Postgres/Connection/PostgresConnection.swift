@@ -98,6 +98,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Statements sent and not yet answered.
     var inflightCount: Int { lock.withLock { state.inflight.count + state.pending.count } }
 
+    /// Whether statements were sent and their results have not all arrived.
+    var isAwaitingResults: Bool { lock.withLock { !state.inflight.isEmpty } }
+
     /// Called once, on the thread that noticed, when the connection closes or is lost.
     func setCloseHandler(_ handler: @escaping @Sendable (PostgresConnection) -> Void) {
         lock.withLock { state.closeHandler = handler }
