@@ -2,7 +2,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -11,7 +14,14 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+    // libmicrohttpd formats its Date header with gmtime_r for every response, and
+    // glibc's gmtime_r takes a process-wide time-zone lock: server threads contend
+    // on it (the futex calls of the HTTP benchmark, traced to __tz_convert). The
+    // daemon's Date is suppressed and cpayql_mhd_respond adds one formatted once a
+    // second per thread. Responses libmicrohttpd makes itself (a malformed request
+    // line, headers over the limit) then go without Date.
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
+                         MHD_USE_SUPPRESS_DATE_NO_CLOCK;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, config->host, &v4.sin_addr) == 1) {
@@ -62,6 +72,48 @@ int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, s
     return inet_ntop(address->sa_family, source, buffer, (socklen_t)length) == NULL ? -1 : 0;
 }
 
+void cpayql_http_date(int64_t seconds, char out[30]) {
+    static const char *const weekdays[7] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+    static const char *const months[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    int64_t days = seconds / 86400;
+    int64_t second_of_day = seconds % 86400;
+    if (second_of_day < 0) {
+        second_of_day += 86400;
+        days -= 1;
+    }
+    int64_t weekday = days % 7;  // day 0 (1970-01-01) was a Thursday
+    if (weekday < 0) weekday += 7;
+    // The proleptic Gregorian calendar repeats every 400 years (146097 days). Count
+    // from 0000-03-01 so that the leap day ends a year: day 719468 is 1970-01-01.
+    int64_t shifted = days + 719468;
+    int64_t era = (shifted >= 0 ? shifted : shifted - 146096) / 146097;
+    int64_t day_of_era = shifted - era * 146097;
+    int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    int64_t march_month = (5 * day_of_year + 2) / 153;  // 0 = March ... 11 = February
+    int64_t day = day_of_year - (153 * march_month + 2) / 5 + 1;
+    int64_t month = march_month < 10 ? march_month + 3 : march_month - 9;
+    int64_t year = year_of_era + era * 400 + (month <= 2 ? 1 : 0);
+    if (year < 0) year = 0;
+    if (year > 9999) year = 9999;
+    snprintf(out, 30, "%s, %02d %s %04d %02d:%02d:%02d GMT", weekdays[weekday], (int)day, months[month - 1], (int)year,
+             (int)(second_of_day / 3600), (int)(second_of_day / 60 % 60), (int)(second_of_day % 60));
+}
+
+/// This thread's Date header value, formatted again when the second changes.
+static const char *current_http_date(void) {
+    static __thread time_t formatted_second = -1;
+    static __thread char formatted[30];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    if (now.tv_sec != formatted_second) {
+        cpayql_http_date((int64_t)now.tv_sec, formatted);
+        formatted_second = now.tv_sec;
+    }
+    return formatted;
+}
+
 enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
                                    const void *body, size_t body_length,
                                    const char *headers, size_t header_count) {
@@ -69,8 +121,10 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
         MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (response == NULL) return MHD_NO;
     const char *cursor = headers;
+    int has_date = 0;
     for (size_t index = 0; index < header_count; index++) {
         const char *name = cursor;
+        if (strcasecmp(name, MHD_HTTP_HEADER_DATE) == 0) has_date = 1;
         cursor += strlen(cursor) + 1;
         const char *value = cursor;
         cursor += strlen(cursor) + 1;
@@ -78,6 +132,10 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
             MHD_destroy_response(response);
             return MHD_NO;
         }
+    }
+    if (!has_date && MHD_add_response_header(response, MHD_HTTP_HEADER_DATE, current_http_date()) != MHD_YES) {
+        MHD_destroy_response(response);
+        return MHD_NO;
     }
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);

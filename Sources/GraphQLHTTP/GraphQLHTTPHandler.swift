@@ -29,7 +29,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     private let rootValue: any Sendable
     /// Operations and measures of recent (document, requested operation name) pairs,
     /// with the size variables the measures were computed for.
-    private let operations = Mutex<[OperationKey: KnownOperation]>([:])
+    /// Read by every request; readers share the lock (see `ReadWriteLocked`).
+    private let operations = ReadWriteLocked<[OperationKey: KnownOperation]>([:])
     private let latency: Histogram
     /// GraphQL requests being executed (an atomic, rendered at scrape time).
     private let inFlight = AtomicCount()
@@ -296,7 +297,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         of prepared: PreparedDocument, named name: String?, variables: JSONObject
     ) -> KnownOperation? {
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
-        guard let known = operations.withLock({ $0[key] }), known.document === prepared,
+        guard let known = operations.read({ $0.pointee[key] }), known.document === prepared,
               known.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) else { return nil }
         return known
     }
@@ -310,7 +311,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
         let known = KnownOperation(document: prepared, kind: operation.operation, name: operation.name?.value, measure: measure)
-        operations.withLock { table in
+        operations.write { table in
             if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
             table[key] = known
         }

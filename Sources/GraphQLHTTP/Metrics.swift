@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GraphQL
 import Synchronization
 
 /// Prometheus metrics that any part of the server can add to; `render()` gives
@@ -189,13 +193,25 @@ public final class Gauge: RenderableMetric {
 }
 
 /// Observations counted into cumulative buckets per label set.
+///
+/// Every request records one observation, from every server thread: the counts
+/// are kept in shards, one per thread as far as there are shards (a thread keeps
+/// the shard it was first given), so that two threads recording at once do not
+/// wait for each other. Which label sets exist is shared (read-mostly) state.
 public final class Histogram: RenderableMetric {
     let name: String
     let help: String
     let labelNames: [String]
     let buckets: [Double]
     let maxSeries: Int
-    private let series = Mutex<[[String]: Series]>([:])
+    /// Label sets admitted so far (at most `maxSeries`, then `__other__`).
+    private let admitted = ReadWriteLocked<Set<[String]>>([])
+    private let shards: [Shard]
+
+    /// One thread's share of the counts (a class: `Mutex` cannot live in an array).
+    private final class Shard: Sendable {
+        let series = Mutex<[[String]: Series]>([:])
+    }
 
     struct Series {
         var counts: [UInt64]
@@ -207,6 +223,12 @@ public final class Histogram: RenderableMetric {
             sum += value
             count += 1
         }
+
+        mutating func add(_ other: Series) {
+            for index in counts.indices { counts[index] += other.counts[index] }
+            sum += other.sum
+            count += other.count
+        }
     }
 
     init(name: String, help: String, labelNames: [String], buckets: [Double], maxSeries: Int) {
@@ -215,23 +237,50 @@ public final class Histogram: RenderableMetric {
         self.labelNames = labelNames
         self.buckets = buckets
         self.maxSeries = maxSeries
+        self.shards = (0..<ThreadShard.count).map { _ in Shard() }
     }
 
     /// Records one observation (seconds, for latencies).
     public func observe(_ value: Double, _ labels: [String] = []) {
-        var key = LabelSet.key(labels, names: labelNames)
+        let key = LabelSet.key(labels, names: labelNames)
         let bucket = buckets.firstIndex { value <= $0 } ?? buckets.count
-        let bucketCount = buckets.count + 1
-        series.withLock { series in
-            if series.count >= maxSeries, series[key] == nil { key = key.map { _ in "__other__" } }
+        shards[ThreadShard.current].series.withLock { series in
             // Updated in place: no copy of the series' counts per observation.
-            series[key, default: Series(counts: Array(repeating: 0, count: bucketCount))].record(bucket, value)
+            if let index = series.index(forKey: key) {
+                series.values[index].record(bucket, value)
+                return
+            }
+            // New to this shard: admitted (or folded) by the shared list of label sets.
+            let admittedKey = admit(key)
+            series[admittedKey, default: Series(counts: Array(repeating: 0, count: buckets.count + 1))].record(bucket, value)
         }
+    }
+
+    /// `key` if it is, or can become, one of the `maxSeries` label sets; `__other__` values otherwise.
+    private func admit(_ key: [String]) -> [String] {
+        if admitted.read({ $0.pointee.contains(key) }) { return key }
+        return admitted.write { admitted in
+            if admitted.contains(key) { return key }
+            let folded = admitted.count >= maxSeries ? key.map { _ in "__other__" } : key
+            admitted.insert(folded)
+            return folded
+        }
+    }
+
+    /// Every shard's series added up.
+    private func merged() -> [[String]: Series] {
+        var total: [[String]: Series] = [:]
+        for shard in shards {
+            for (key, series) in shard.series.withLock({ $0 }) {
+                if total[key] == nil { total[key] = series } else { total[key]?.add(series) }
+            }
+        }
+        return total
     }
 
     /// Every series' label values and observation count, sorted by labels.
     public func counts() -> [(labels: [String], count: UInt64)] {
-        series.withLock { $0.map { (labels: $0.key, count: $0.value.count) } }
+        merged().map { (labels: $0.key, count: $0.value.count) }
             .sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
     }
 
@@ -240,12 +289,13 @@ public final class Histogram: RenderableMetric {
 
     /// Observations recorded for a series.
     public func count(_ labels: [String] = []) -> UInt64 {
-        series.withLock { $0[LabelSet.key(labels, names: labelNames)]?.count ?? 0 }
+        let key = LabelSet.key(labels, names: labelNames)
+        return shards.reduce(0) { total, shard in total + (shard.series.withLock { $0[key]?.count } ?? 0) }
     }
 
     func render(into output: inout String) {
         output += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
-        let snapshot = series.withLock { $0 }
+        let snapshot = merged()
         for (key, entry) in snapshot.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             var cumulative: UInt64 = 0
             for (index, bound) in buckets.enumerated() {
@@ -263,4 +313,26 @@ public final class Histogram: RenderableMetric {
 /// A shareable atomic integer (an `Atomic` cannot be copied into a closure; this box can).
 final class AtomicCount: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// A small per-thread number for sharding counters: each thread gets the next
+/// one on first use (round robin), kept in a pthread key for the thread's life.
+enum ThreadShard {
+    /// Shards per sharded counter: more than the server's threads on common machines.
+    static let count = 16
+
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+    private static let next = Atomic<Int>(0)
+
+    /// The calling thread's shard, in `0..<count`.
+    static var current: Int {
+        guard let key else { return 0 }
+        if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) - 1 }
+        let shard = next.add(1, ordering: .relaxed).oldValue % count
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: shard + 1))
+        return shard
+    }
 }

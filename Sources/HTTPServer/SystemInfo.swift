@@ -17,6 +17,13 @@ package enum SystemInfo {
         return nanoseconds > 0 ? .nanoseconds(nanoseconds) : nil
     }
 
+    /// The HTTP date (IMF-fixdate) of `seconds` since the Unix epoch, as responses carry it.
+    package static func httpDate(secondsSinceEpoch seconds: Int64) -> String {
+        var buffer = [CChar](repeating: 0, count: 30)
+        cpayql_http_date(seconds, &buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Seconds since the Unix epoch with nanoseconds, from the real-time clock.
     package static func wallClock() -> (seconds: Int, nanoseconds: Int) {
         var spec = timespec()

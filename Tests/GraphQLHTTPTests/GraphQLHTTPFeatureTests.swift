@@ -249,6 +249,33 @@ import Testing
         #expect(rendered.contains("h_seconds_count 3"))
     }
 
+    @Test func histogramAddsUpObservationsFromManyThreadsAndFoldsExcessLabelSets() async {
+        let registry = MetricsRegistry(maxSeriesPerMetric: 3)
+        let histogram = registry.histogram("t_seconds", help: "h", labels: ["op"], buckets: [0.1, 1])
+        // Eight tasks on the cooperative pool's threads (so on several shards), six label values.
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<1000 { histogram.observe(index % 2 == 0 ? 0.05 : 0.5, ["op\((task + index) % 6)"]) }
+                }
+            }
+        }
+        let counts = histogram.counts()
+        #expect(counts.reduce(0) { $0 + $1.count } == 8000)
+        // Three label sets kept (whichever came first), the rest under __other__.
+        #expect(counts.count == 4 && counts.contains { $0.labels == ["__other__"] })
+        #expect(counts.filter { $0.labels != ["__other__"] }.allSatisfy { $0.count > 0 })
+        let text = registry.render()
+        #expect(text.contains(#"t_seconds_bucket{op="__other__",le="+Inf"} "#))
+        let perSet = counts.map(\.count).reduce(0, +)
+        let fromText = text.split(separator: "\n").filter { $0.hasPrefix("t_seconds_count") }
+            .compactMap { $0.split(separator: " ").last.flatMap { UInt64($0) } }.reduce(0, +)
+        #expect(fromText == perSet)
+        let halfBelow = text.split(separator: "\n").filter { $0.hasPrefix("t_seconds_bucket") && $0.contains(#"le="0.1""#) }
+            .compactMap { $0.split(separator: " ").last.flatMap { UInt64($0) } }.reduce(0, +)
+        #expect(halfBelow == 4000)
+    }
+
     @Test func labelValuesAreEscaped() {
         let registry = MetricsRegistry()
         registry.counter("x_total", help: "h", labels: ["op"]).increment(["a\"b\\c\nd"])

@@ -165,4 +165,28 @@ import Testing
             }
         }
     }
+
+    @Test func everyResponseCarriesTheCurrentDate() async throws {
+        // libmicrohttpd's own Date header is suppressed (its gmtime_r contends on glibc's
+        // time-zone lock); the server adds one, except where the handler set its own.
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: 951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: 4_102_444_800) == "Fri, 01 Jan 2100 00:00:00 GMT")
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: 253_402_300_799) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(SystemInfo.httpDate(secondsSinceEpoch: -1) == "Wed, 31 Dec 1969 23:59:59 GMT")
+        let handler = ClosureHandler(immediate: { request in
+            request.path == "/own" ? HTTPResponse(status: 200, headers: ["date": "Sun, 06 Nov 1994 08:49:37 GMT"], body: []) : echo(request)
+        })
+        try await withServer(handler: handler) { server in
+            let before = SystemInfo.wallClock().seconds
+            let response = try await request(port: server.port, "GET", "/")
+            let after = SystemInfo.wallClock().seconds
+            let date = try #require(response.headers["date"])
+            let allowed = Set((before - 1...after).map { SystemInfo.httpDate(secondsSinceEpoch: Int64($0)) })
+            #expect(allowed.contains(date), "\(date)")
+            let own = try await request(port: server.port, "GET", "/own")
+            #expect(own.headers["date"] == "Sun, 06 Nov 1994 08:49:37 GMT")
+        }
+    }
 }

@@ -24,6 +24,11 @@ struct cpayql_mhd_config {
     int turbo;                              // MHD_USE_TURBO
 };
 
+/// Writes the IMF-fixdate (RFC 9110 §5.6.7, e.g. "Sun, 06 Nov 1994 08:49:37 GMT")
+/// of `seconds` since the Unix epoch into `out` (29 characters and a NUL) without
+/// libc's time functions (no locale, no time-zone lock). Years 0–9999.
+void cpayql_http_date(int64_t seconds, char out[30]);
+
 /// Callback that creates per-request state when the request line arrives (MHD_OPTION_URI_LOG_CALLBACK).
 typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
@@ -40,8 +45,9 @@ uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
 int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
 
 /// Builds a response from `body` (copied), adds `header_count` headers given as
-/// NUL-terminated name/value strings packed back to back in `headers`, queues it and
-/// drops MHD's reference. Returns MHD_YES on success.
+/// NUL-terminated name/value strings packed back to back in `headers` and, unless
+/// they have one, a `Date` header (the daemon's own is suppressed: see cpayql_mhd.c), queues it and drops
+/// MHD's reference. Returns MHD_YES on success.
 enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
                                    const void *body, size_t body_length,
                                    const char *headers, size_t header_count);

@@ -24,24 +24,34 @@ public final class PreparedDocument: Sendable {
 /// CLOCK approximation of LRU: each entry has a reference bit set on every hit,
 /// and the hand clears bits until it finds an entry not used since its last pass.
 public final class DocumentCache: Sendable {
-    private struct Entry {
-        var hash: UInt64
-        var text: String
-        var value: PreparedDocument
-        var referenced: Bool
+    /// One cached document; only its reference bit changes after insertion.
+    private final class Entry: Sendable {
+        let hash: UInt64
+        let text: String
+        let value: PreparedDocument
+        /// Set on every hit (under the shared lock, hence atomic), cleared by the CLOCK hand.
+        let referenced: Atomic<Bool>
+
+        init(hash: UInt64, text: String, value: PreparedDocument, referenced: Bool) {
+            self.hash = hash
+            self.text = text
+            self.value = value
+            self.referenced = Atomic(referenced)
+        }
     }
 
-    private struct State {
+    private struct State: Sendable {
         var entries: [Entry] = []
         var slots: [UInt64: Int] = [:]
         var hand = 0
-        var hits = 0
-        var misses = 0
     }
 
     /// The most documents kept.
     public let capacity: Int
-    private let state = Mutex(State())
+    /// Lookups (every request) share the lock; insertions and evictions take it alone.
+    private let state = ReadWriteLocked(State())
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
 
     /// A cache holding at most `capacity` documents (at least one).
     public init(capacity: Int) {
@@ -54,29 +64,31 @@ public final class DocumentCache: Sendable {
     /// both prepare it; the second result replaces the first (both are equal).
     public func document(for text: String, prepare: () -> PreparedDocument) -> PreparedDocument {
         let hash = DocumentCache.hash(text)
-        let cached: PreparedDocument? = state.withLock { state in
-            if let slot = state.slots[hash], state.entries[slot].text == text {
-                state.entries[slot].referenced = true
-                state.hits += 1
-                return state.entries[slot].value
-            }
-            state.misses += 1
-            return nil
+        let cached: PreparedDocument? = state.read { state in
+            guard let slot = state.pointee.slots[hash] else { return nil }
+            let entry = state.pointee.entries[slot]
+            guard entry.text == text else { return nil }
+            if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
+            return entry.value
         }
-        if let cached { return cached }
+        if let cached {
+            hits.add(1, ordering: .relaxed)
+            return cached
+        }
+        misses.add(1, ordering: .relaxed)
         let prepared = prepare()
         insert(hash: hash, text: text, value: prepared)
         return prepared
     }
 
     /// Number of documents held.
-    public var count: Int { state.withLock { $0.entries.count } }
+    public var count: Int { state.read { $0.pointee.entries.count } }
 
     /// Hits and misses since creation.
-    public var statistics: (hits: Int, misses: Int) { state.withLock { ($0.hits, $0.misses) } }
+    public var statistics: (hits: Int, misses: Int) { (hits.load(ordering: .relaxed), misses.load(ordering: .relaxed)) }
 
     private func insert(hash: UInt64, text: String, value: PreparedDocument) {
-        state.withLock { state in
+        state.write { state in
             if let slot = state.slots[hash] {
                 // Same hash: the newer text wins the slot (collisions are vanishingly rare).
                 state.entries[slot] = Entry(hash: hash, text: text, value: value, referenced: true)
@@ -87,8 +99,8 @@ public final class DocumentCache: Sendable {
                 state.entries.append(Entry(hash: hash, text: text, value: value, referenced: false))
                 return
             }
-            while state.entries[state.hand].referenced {
-                state.entries[state.hand].referenced = false
+            while state.entries[state.hand].referenced.load(ordering: .relaxed) {
+                state.entries[state.hand].referenced.store(false, ordering: .relaxed)
                 state.hand = (state.hand + 1) % state.entries.count
             }
             let victim = state.hand

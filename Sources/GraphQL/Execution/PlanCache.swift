@@ -48,7 +48,8 @@ final class PlanCache: Sendable {
     }
 
     let conditionVariables: [String]
-    private let plans = Mutex<[(key: Key, plan: OperationPlan)]>([])
+    /// Read by every request, written once per new key: readers share the lock.
+    private let plans = ReadWriteLocked<[(key: Key, plan: OperationPlan)]>([])
     static let maxPlans = 64
 
     init(document: Document) {
@@ -67,26 +68,26 @@ final class PlanCache: Sendable {
 
     func plan(for key: Key) -> OperationPlan? {
         // Few plans per document: a scan (conditions first) is cheaper than hashing the key.
-        plans.withLock { plans in plans.first { $0.key.conditions == key.conditions && $0.key.operation == key.operation }?.plan }
+        plans.read { plans in plans.pointee.first { $0.key.conditions == key.conditions && $0.key.operation == key.operation }?.plan }
     }
 
     /// Operations selected so far, by requested operation name (documents hold few operations: a list).
-    private let operations = Mutex<[(name: String?, selected: SelectedOperation)]>([])
+    private let operations = ReadWriteLocked<[(name: String?, selected: SelectedOperation)]>([])
 
     /// The operation selected by the requested name `name`, if it was selected before.
     func operation(named name: String?) -> SelectedOperation? {
-        operations.withLock { operations in operations.first { $0.name == name }?.selected }
+        operations.read { operations in operations.pointee.first { $0.name == name }?.selected }
     }
 
     /// Remembers the operation selected by `name`.
     func store(_ selected: SelectedOperation, named name: String?) {
-        operations.withLock { operations in
+        operations.write { operations in
             if operations.count < PlanCache.maxPlans, !operations.contains(where: { $0.name == name }) { operations.append((name, selected)) }
         }
     }
 
     func store(_ plan: OperationPlan, for key: Key) {
-        plans.withLock { plans in
+        plans.write { plans in
             if plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.key == key }) { plans.append((key, plan)) }
         }
     }
