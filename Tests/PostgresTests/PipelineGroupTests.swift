@@ -38,7 +38,7 @@ import Testing
         let connection = try await connection(setUp: ["CREATE TABLE items (value int8 PRIMARY KEY)"], warm: [Self.insert(-1), divide])
         defer { connection.close() }
         let before = connection.pipelineCounters
-        let outcomes = await withTaskExecutorPreference(PostgresEventLoop.shared) {
+        let outcomes = await withTaskExecutorPreference(PostgresIOExecutor.shared) {
             async let first = Self.outcome(connection, Self.insert(1))
             async let second = Self.outcome(connection, divide)
             async let third = Self.outcome(connection, Self.insert(3))
@@ -59,7 +59,7 @@ import Testing
         let connection = try await connection(setUp: ["CREATE TABLE items (value int8 PRIMARY KEY)"], warm: [Self.insert(1)])
         defer { connection.close() }
         let before = connection.pipelineCounters
-        let outcomes = await withTaskExecutorPreference(PostgresEventLoop.shared) {
+        let outcomes = await withTaskExecutorPreference(PostgresIOExecutor.shared) {
             async let duplicate = Self.outcome(connection, Self.insert(1))
             async let fresh = Self.outcome(connection, Self.insert(2))
             async let another = Self.outcome(connection, Self.insert(3))
@@ -80,7 +80,7 @@ import Testing
         )
         defer { connection.close() }
         let before = connection.pipelineCounters
-        let outcomes = await withTaskExecutorPreference(PostgresEventLoop.shared) {
+        let outcomes = await withTaskExecutorPreference(PostgresIOExecutor.shared) {
             async let first = Self.outcome(connection, Self.insert(7))
             async let second = Self.outcome(connection, Self.insert(7))
             async let third = Self.outcome(connection, Self.insert(8))
@@ -98,7 +98,7 @@ import Testing
         let divide: PostgresQuery = "SELECT (1::int8 / \(Int64(0)))::int8"
         let connection = try await connection(setUp: [], warm: [divide])
         defer { connection.close() }
-        let outcomes = await withTaskExecutorPreference(PostgresEventLoop.shared) {
+        let outcomes = await withTaskExecutorPreference(PostgresIOExecutor.shared) {
             async let failing = Self.outcome(connection, divide)
             async let fresh = Self.outcome(connection, "SELECT \(Int64(41)) + 1")
             return await [failing, fresh]

@@ -135,4 +135,47 @@ import Testing
         #expect(pool.shutdown().idle == ["B"])
         #expect(pool.counts.open == 0)
     }
+
+    /// Names the connection a shared grant carries ("" for anything else).
+    private func granted(_ decision: State.Decision) -> String {
+        if case .granted(.connection(_, let connection, _)) = decision { return connection }
+        return ""
+    }
+
+    /// Tasks on an I/O thread keep to the pipelined connection that thread reads while it
+    /// carries at most one statement more than the least loaded one, and otherwise go to the
+    /// least loaded; a preference never stops a second pipelined connection from opening.
+    @Test func sharedStatementsKeepToThePreferredConnectionWithinOneOfTheLeastLoaded() {
+        var pool = state(max: 4, pipelined: 2, depth: 8)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        _ = pool.opened("A", kind: .shared, site: "", now: now)
+        // A carries one statement and a second pipelined connection may open: the preference waits.
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" }) else {
+            Issue.record("expected the second pipelined connection to open"); return
+        }
+        _ = pool.opened("B", kind: .shared, site: "", now: now)
+        // A 1, B 1: A is preferred up to one more than B.
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" })) == "A")
+        // A 2, B 1: still within one.
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" })) == "A")
+        // A 3, B 1: too far ahead; the least loaded takes it.
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" })) == "B")
+        // Without a preference: the least loaded (B 2 against A 3).
+        #expect(granted(pool.acquire(.shared, site: "", now: now)) == "B")
+        // Preferring B (3, A 3).
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
+    }
+
+    /// A parked preferred connection is taken even when another one is parked too.
+    @Test func aParkedPreferredConnectionIsTakenFirst() {
+        var pool = state(max: 4, pipelined: 2, depth: 8)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        let (a, _) = pool.opened("A", kind: .shared, site: "", now: now)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        let (b, _) = pool.opened("B", kind: .shared, site: "", now: now)
+        _ = pool.release(slot: a, kind: .shared, broken: false, now: now)
+        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
+    }
 }

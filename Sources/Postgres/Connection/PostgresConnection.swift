@@ -54,7 +54,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// switches it to non-blocking pipeline mode and hands it to the event loop.
     /// Throws `.connectionFailure` with libpq's message.
     public static func connect(configuration: PostgresConfiguration) async throws -> PostgresConnection {
-        try await connect(configuration: configuration, loop: .shared)
+        let executor = PostgresIOExecutor.shared
+        let loop = executor.loopForNewConnection()
+        do {
+            return try await connect(configuration: configuration, loop: loop)
+        } catch {
+            executor.release(loop)
+            throw error
+        }
     }
 
     static func connect(configuration: PostgresConfiguration, loop: PostgresEventLoop) async throws -> PostgresConnection {
@@ -154,7 +161,9 @@ public final class PostgresConnection: @unchecked Sendable {
         // and queue their statements, then sends them all, its own last, under one sync point.
         // Until it does, the others' statements wait for it; any other path that pumps sends
         // them too.
-        let leads = gather && groupable && !loop.isCurrentThread && lock.withLock {
+        // The I/O loop this task runs on, if any (not necessarily the one watching this connection).
+        let currentLoop = groupable ? PostgresIOExecutor.shared.currentLoop : nil
+        let leads = gather && groupable && currentLoop == nil && lock.withLock {
             guard !state.gathering else { return false }
             state.gathering = true
             return true
@@ -163,7 +172,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let id = lastRequestID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
-                var deferToLoop = false
+                var deferToLoop: PostgresEventLoop?
                 let actions: ConnectionActions = lock.withLock {
                     if leads { state.gathering = false }
                     if let closed = state.closedError {
@@ -179,12 +188,13 @@ public final class PostgresConnection: @unchecked Sendable {
                     var request = PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation)
                     request.groupable = groupable
                     state.pending.append(request)
-                    if groupable, loop.isCurrentThread {
-                        // A task on the I/O thread: its statement leaves with the others this turn
-                        // resumes, after they all ran (`PostgresEventLoop.sendDeferred`).
+                    if groupable, let currentLoop {
+                        // A task on an I/O thread: its statement leaves with the others this turn
+                        // resumes, after they all ran (`PostgresEventLoop.sendDeferred`). Already
+                        // queued on a loop, it leaves at the end of that loop's turn (running now).
                         if !state.sendDeferred {
                             state.sendDeferred = true
-                            deferToLoop = true
+                            deferToLoop = currentLoop
                         }
                         return ConnectionActions()
                     }
@@ -194,7 +204,7 @@ public final class PostgresConnection: @unchecked Sendable {
                     }
                     return pump()
                 }
-                if deferToLoop { loop.deferSend(self) }
+                deferToLoop?.deferSend(self)
                 perform(actions)
             }
         } onCancel: {

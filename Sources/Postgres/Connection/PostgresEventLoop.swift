@@ -4,20 +4,23 @@ import Synchronization
 import Glibc
 #endif
 
-/// The one thread that waits on every connection's socket (`poll(2)`), so no
-/// Swift task ever blocks in libpq.
+/// One thread that waits on its connections' sockets (`poll(2)`), so no Swift
+/// task ever blocks in libpq. There is one per core, at most two
+/// (`PostgresIOExecutor`); each connection is watched by one of them.
 ///
 /// Tasks send their statements themselves (libpq is in non-blocking mode, so
 /// sending never blocks); this thread reads results as they arrive and
 /// resumes the waiting tasks. It is woken through a pipe only when a
 /// connection is added or removed, or has output left to flush.
 ///
-/// It is also a `TaskExecutor`: a task that prefers it
-/// (`pool.withIOExecutor`) runs on this thread, so a statement's result
-/// resumes it here without waking another thread. After running such tasks,
-/// the loop may poll without sleeping for up to `spinBeforeSleeping` (50 µs)
-/// before it sleeps, so that a quick answer costs no sleep and no wake-up;
-/// `SpinPolicy` decides, from the waits it measures in each mode.
+/// It also runs the jobs of tasks that prefer the pool's I/O executor
+/// (`pool.withIOExecutor`, `PostgresIOExecutor`): a statement's result
+/// resumes its task here, on the thread that read it, without waking another
+/// thread. After running such tasks, the loop may poll without sleeping for up
+/// to `spinBeforeSleeping` (50 µs) before it sleeps, so that a quick answer
+/// costs no sleep and no wake-up; `SpinPolicy` decides, from the waits it
+/// measures in each mode, and it never spins while more than one connection
+/// awaits results (see `run`).
 ///
 /// Statements sent by tasks running here are not sent one by one: they are
 /// queued, and when the turn's tasks have all run, each connection sends its
@@ -27,13 +30,10 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `registrations`, `pollDirty`, `jobs` and `loopThread`
 /// are guarded by `lock`; `deferred` is only touched on the loop thread
-/// (`deferSend` is only called there, `isCurrentThread` checked under the
-/// connection's lock just before); `loopThreadID` is atomic; the pipe
-/// descriptors are immutable after `init`.
-final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
-    /// The process-wide loop, started on first use.
-    static let shared = PostgresEventLoop()
-
+/// (`deferSend` is only called there, `isCurrentThread` checked just before);
+/// `loopThreadID`, `registeredCount` and `awaitingConnections` are atomic; the
+/// pipe descriptors and `executor` are immutable after `start`/`init`.
+final class PostgresEventLoop: @unchecked Sendable {
     private let lock = NSLock()
     private var registrations: [ObjectIdentifier: PostgresConnection] = [:]
     private var pollDirty = true
@@ -45,8 +45,15 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
     private var deferred: [PostgresConnection] = []
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    private let name: String
+    /// Connections watched or being opened for this loop (atomic: read when choosing a loop
+    /// for a new connection, `PostgresIOExecutor.loopForNewConnection`).
+    let registeredCount = Atomic<Int>(0)
+    /// How many of its connections awaited results at the loop's last turn (read by the other loops).
+    let awaitingConnections = Atomic<Int>(0)
 
-    private init() {
+    init(name: String) {
+        self.name = name
         var fds: [Int32] = [0, 0]
         if pipe(&fds) != 0 {
             // Without a wake-up pipe the loop cannot work at all; this is a resource exhaustion at start.
@@ -58,12 +65,16 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
-        let thread = Thread { [self] in run() }
-        thread.name = "payql-postgres-io"
+    }
+
+    /// Starts the thread; `executor` runs the jobs of tasks that prefer it.
+    func start(executor: PostgresIOExecutor) {
+        let thread = Thread { [self] in run(executor: executor) }
+        thread.name = name
         thread.start()
     }
 
-    /// Starts watching `connection`'s socket.
+    /// Starts watching `connection`'s socket (counted in `registeredCount` when its loop was chosen).
     func register(_ connection: PostgresConnection) {
         lock.withLock {
             registrations[ObjectIdentifier(connection)] = connection
@@ -74,16 +85,16 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Stops watching `connection` (its socket is closed later, when it is freed).
     func unregister(_ connection: PostgresConnection) {
-        lock.withLock {
-            registrations[ObjectIdentifier(connection)] = nil
+        let removed = lock.withLock {
             pollDirty = true
+            return registrations.removeValue(forKey: ObjectIdentifier(connection)) != nil
         }
+        if removed { registeredCount.subtract(1, ordering: .relaxed) }
         wake()
     }
 
-    /// Runs a job of a task that prefers this executor, on the loop thread.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+    /// Runs a job of a task that prefers the I/O executor, on the loop thread.
+    func enqueue(_ unowned: UnownedJob) {
         let (first, onLoop) = lock.withLock {
             jobs.append(unowned)
             return (jobs.count == 1, loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
@@ -116,7 +127,7 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
-    private func run() {
+    private func run(executor: PostgresIOExecutor) {
         lock.withLock { loopThread = pthread_self() }
         loopThreadID.store(UInt(pthread_self()), ordering: .relaxed)
         var sending: [PostgresConnection] = []
@@ -125,13 +136,15 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
         var batch: [UnownedJob] = []
         var policy = SpinPolicy()
         while true {
-            let ranJobs = runTurn(&batch, &sending)
+            let ranJobs = runTurn(&batch, &sending, executor)
             let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = lock.withLock {
                 guard pollDirty else { return (!jobs.isEmpty, nil) }
                 pollDirty = false
                 return (!jobs.isEmpty, Array(registrations.values))
             }
             if let snapshot { watched = snapshot }
+            let awaiting = Self.connectionsAwaitingResults(watched)
+            awaitingConnections.store(awaiting, ordering: .relaxed)
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             for connection in watched {
@@ -140,17 +153,17 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
             }
             var ready: Int32
             var sentAt: ContinuousClock.Instant?
-            if !moreJobs, ranJobs, Self.connectionsAwaitingResults(watched) <= 1 {
+            if !moreJobs, ranJobs, awaiting + executor.connectionsAwaitingResults(besides: self) <= 1 {
                 // Tasks run here (`withIOExecutor`) and just sent statements: their results
                 // usually arrive within tens of microseconds. When the policy says so, look for
                 // them for a short while before sleeping, yielding the core to anything else
                 // runnable: it saves a sleep and a wake-up per round trip, for at most
                 // `spinBeforeSleeping` of CPU. Tasks on other executors never make the loop spin.
-                // Nor do several connections waiting at once (8 tasks and more): another
-                // connection's answer ends the sleep soon anyway, and a thread that polls and
-                // yields stays runnable on its core, so the scheduler does not move it to the
-                // core left idle when a backend answers; it waits there behind the other
-                // backend instead (measured: one core 55 % idle, `Benchmarks/postgres/README.md`).
+                // Nor do several connections waiting at once, on this loop or another (8 tasks
+                // and more): a thread that polls and yields stays runnable on its core, so the
+                // scheduler does not move it to a core that a backend's answer leaves idle; it
+                // waits there behind another backend instead (measured: one core 55 % idle,
+                // `Benchmarks/postgres/README.md`).
                 let now = ContinuousClock.now
                 sentAt = now
                 var idle = true
@@ -197,13 +210,13 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
                 // together, every backend would wait for the whole turn, and then the loop for
                 // every backend: the connections would stay in step, one core idle half the time.)
                 // The last connection's tasks run at the top of the loop, as a turn of their own.
-                if remaining > 0 { _ = runTurn(&batch, &sending) }
+                if remaining > 0 { _ = runTurn(&batch, &sending, executor) }
             }
         }
     }
 
-    /// How many of `connections` have statements in flight (at most one: polling before
-    /// sleeping may pay; see `run`).
+    /// How many of `connections` have statements in flight, counting to 2 at most (at
+    /// most one: polling before sleeping may pay; see `run`).
     private static func connectionsAwaitingResults(_ connections: [PostgresConnection]) -> Int {
         var count = 0
         for connection in connections where connection.isAwaitingResults {
@@ -215,10 +228,10 @@ final class PostgresEventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Runs the jobs queued on this executor, then sends the statements they queued, each
     /// connection's in one go. Returns whether any job ran. Loop thread only.
-    private func runTurn(_ batch: inout [UnownedJob], _ sending: inout [PostgresConnection]) -> Bool {
+    private func runTurn(_ batch: inout [UnownedJob], _ sending: inout [PostgresConnection], _ executor: PostgresIOExecutor) -> Bool {
         swap(&batch, &jobs, under: lock)
         let ranJobs = !batch.isEmpty
-        for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        for job in batch { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
         batch.removeAll(keepingCapacity: true)
         // The statements those tasks queued leave now, each connection's in one go.
         while !deferred.isEmpty {

@@ -70,8 +70,13 @@ struct PoolState<Connection> {
         return lastID
     }
 
-    /// A task wants a connection.
-    mutating func acquire(_ kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> Decision {
+    /// A task wants a connection. `prefer`: for `.shared`, the pipelined connections the
+    /// caller would rather use (those read by the I/O thread it runs on); one is taken
+    /// when it carries at most one statement more than the least loaded one, and once no
+    /// more pipelined connections may be opened (or when it is parked).
+    mutating func acquire(
+        _ kind: Kind, site: LeaseSite, now: ContinuousClock.Instant, preferring prefer: ((Connection) -> Bool)? = nil
+    ) -> Decision {
         if closed { return .closed }
         switch kind {
         case .exclusive:
@@ -81,6 +86,9 @@ struct PoolState<Connection> {
                 return .granted(.open)
             }
         case .shared:
+            if let prefer, let index = preferredShared(prefer) {
+                return .granted(joinShared(at: index, now: now))
+            }
             // A parked pipelined connection first (no bookkeeping beyond its count).
             if let index = sharedSlots.firstIndex(where: { $0.count == 0 }) {
                 return .granted(joinShared(at: index, now: now))
@@ -124,6 +132,26 @@ struct PoolState<Connection> {
             sharedSlots.append(SharedSlot(id: best.id, count: 1, since: now))
         }
         return .connection(slot: best.id, slot.connection, healthCheck: best.since.duration(to: now) > limits.healthCheckAfterIdle)
+    }
+
+    /// The first pipelined connection `prefer` accepts, if it is parked, or if no more may be
+    /// opened and it carries at most one statement more than the least loaded one (so tasks
+    /// keep to their own I/O thread's connection without piling onto it).
+    private func preferredShared(_ prefer: (Connection) -> Bool) -> Int? {
+        var preferred: Int?
+        var least = Int.max
+        for index in sharedSlots.indices {
+            let count = sharedSlots[index].count
+            least = min(least, count)
+            if preferred == nil, count < limits.maxPipelineDepth, let slot = slots[sharedSlots[index].id], prefer(slot.connection) {
+                preferred = index
+            }
+        }
+        guard let preferred else { return nil }
+        let count = sharedSlots[preferred].count
+        if count == 0 { return preferred }
+        if sharedCount + openingShared < limits.pipelinedConnections { return nil }
+        return count <= least + 1 ? preferred : nil
     }
 
     private func leastLoadedShared() -> Int? {
@@ -293,6 +321,9 @@ struct PoolState<Connection> {
             if case .leased(let since, let site) = slot.use, since.duration(to: now) > threshold { (site, since.duration(to: now)) } else { nil }
         }
     }
+
+    /// The connections in `.shared` use (parked ones included).
+    var sharedConnections: [Connection] { sharedSlots.compactMap { slots[$0.id]?.connection } }
 
     /// Counts for statistics (a parked pipelined connection counts as idle).
     var counts: (open: Int, idle: Int, leased: Int, shared: Int, opening: Int, waiting: Int) {

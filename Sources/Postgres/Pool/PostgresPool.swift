@@ -53,7 +53,7 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
 /// idle connection is pinged before reuse after `healthCheckAfterIdle`. Call
 /// `shutdown()` when done.
 ///
-/// `@unchecked Sendable`: `state`, `waiting`, `timers` and `earlyGrants` are guarded by `lock`;
+/// `@unchecked Sendable`: `state`, `waiting`, `timers`, `earlyGrants` and `openingSharedLoops` are guarded by `lock`;
 /// `statementsInFlight` is atomic; everything else is immutable.
 public final class PostgresPool: @unchecked Sendable {
     /// The configuration it was created with.
@@ -64,6 +64,8 @@ public final class PostgresPool: @unchecked Sendable {
     private var waiting: [Int: CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>] = [:]
     private var timers: [Int: Task<Void, Never>] = [:]
     private var earlyGrants: [Int: PoolState<PostgresConnection>.Grant] = [:]
+    /// The loops of pipelined connections being opened.
+    private var openingSharedLoops: [PostgresEventLoop] = []
     /// Statements running through `query` right now (atomic: read and written without `lock`).
     private let statementsInFlight = Atomic<Int>(0)
 
@@ -90,7 +92,7 @@ public final class PostgresPool: @unchecked Sendable {
     /// (`withTaskExecutorPreference(pool.taskExecutor) { ... }`): each result then
     /// resumes it on that thread, saving a thread wake-up per statement. Never run
     /// CPU-heavy or blocking work there: every connection's I/O would wait for it.
-    public var taskExecutor: any TaskExecutor { PostgresEventLoop.shared }
+    public var taskExecutor: any TaskExecutor { PostgresIOExecutor.shared }
 
     /// Runs `body` preferring the pool's I/O thread (`taskExecutor`): each
     /// statement's result resumes the task on the thread that read it, one thread
@@ -103,7 +105,7 @@ public final class PostgresPool: @unchecked Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        try await withTaskExecutorPreference(PostgresEventLoop.shared, isolation: isolation, operation: body)
+        try await withTaskExecutorPreference(PostgresIOExecutor.shared, isolation: isolation, operation: body)
     }
 
     /// Current counts.
@@ -176,9 +178,17 @@ public final class PostgresPool: @unchecked Sendable {
     // MARK: - Acquire and release
 
     private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
+        // A task on one of the I/O threads keeps to a connection that thread reads: its result
+        // then resumes it where it runs (see `PostgresIOExecutor`).
+        let currentLoop = kind == .shared ? PostgresIOExecutor.shared.currentLoop : nil
         while true {
             try Task.checkCancellation()
-            let decision = lock.withLock { state.acquire(kind, site: site, now: .now) }
+            let decision = lock.withLock {
+                if let currentLoop {
+                    return state.acquire(kind, site: site, now: .now, preferring: { $0.loop === currentLoop })
+                }
+                return state.acquire(kind, site: site, now: .now)
+            }
             let grant: PoolState<PostgresConnection>.Grant
             switch decision {
             case .closed:
@@ -212,15 +222,31 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func open(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
+        // Each pipelined connection on an I/O loop of its own where possible: the tasks that
+        // use it then keep to that loop (see `PostgresIOExecutor`).
+        let executor = PostgresIOExecutor.shared
+        let loop = lock.withLock {
+            guard kind == .shared else { return executor.loopForNewConnection() }
+            let loop = executor.loopForNewConnection(avoiding: state.sharedConnections.map(\.loop) + openingSharedLoops)
+            openingSharedLoops.append(loop)
+            return loop
+        }
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: configuration.connection)
+            connection = try await PostgresConnection.connect(configuration: configuration.connection, loop: loop)
         } catch {
-            let grants = lock.withLock { state.openFailed(kind: kind) }
+            executor.release(loop)
+            let grants = lock.withLock {
+                if kind == .shared { openingSharedLoops.removeFirst(loop) }
+                return state.openFailed(kind: kind)
+            }
             deliver(grants)
             throw error
         }
-        let (slot, grants) = lock.withLock { state.opened(connection, kind: kind, site: site, now: .now) }
+        let (slot, grants) = lock.withLock {
+            if kind == .shared { openingSharedLoops.removeFirst(loop) }
+            return state.opened(connection, kind: kind, site: site, now: .now)
+        }
         connection.setCloseHandler { [weak self] _ in self?.connectionLost(slot: slot) }
         deliver(grants)
         return (slot, connection)
@@ -305,6 +331,13 @@ public final class PostgresPool: @unchecked Sendable {
             // A waiter not yet registered finds its grant in `earlyGrants` when it registers.
             continuation?.resume(returning: grant)
         }
+    }
+}
+
+extension Array where Element == PostgresEventLoop {
+    /// Removes the first occurrence of `loop`, if any.
+    mutating func removeFirst(_ loop: PostgresEventLoop) {
+        if let index = firstIndex(where: { $0 === loop }) { remove(at: index) }
     }
 }
 
