@@ -208,10 +208,10 @@ public final class Histogram: RenderableMetric {
     private let admitted = ReadWriteLocked<Set<[String]>>([])
     private let shards: [Shard]
 
-    /// One thread's share of the counts (a class: `Mutex` cannot live in an array).
-    private final class Shard: Sendable {
-        let series = Mutex<[[String]: Series]>([:])
-    }
+    /// One thread's share of the counts. A pthread lock rather than `Mutex`: server
+    /// threads are libmicrohttpd's, and ThreadSanitizer models pthread locks, not
+    /// `Mutex`'s futex (FACTS.md).
+    private typealias Shard = ReadWriteLocked<[[String]: Series]>
 
     struct Series {
         var counts: [UInt64]
@@ -237,14 +237,14 @@ public final class Histogram: RenderableMetric {
         self.labelNames = labelNames
         self.buckets = buckets
         self.maxSeries = maxSeries
-        self.shards = (0..<ThreadShard.count).map { _ in Shard() }
+        self.shards = (0..<ThreadShard.count).map { _ in Shard([:]) }
     }
 
     /// Records one observation (seconds, for latencies).
     public func observe(_ value: Double, _ labels: [String] = []) {
         let key = LabelSet.key(labels, names: labelNames)
         let bucket = buckets.firstIndex { value <= $0 } ?? buckets.count
-        shards[ThreadShard.current].series.withLock { series in
+        shards[ThreadShard.current].write { series in
             // Updated in place: no copy of the series' counts per observation.
             if let index = series.index(forKey: key) {
                 series.values[index].record(bucket, value)
@@ -271,7 +271,7 @@ public final class Histogram: RenderableMetric {
     private func merged() -> [[String]: Series] {
         var total: [[String]: Series] = [:]
         for shard in shards {
-            for (key, series) in shard.series.withLock({ $0 }) {
+            for (key, series) in shard.read({ $0.pointee }) {
                 if total[key] == nil { total[key] = series } else { total[key]?.add(series) }
             }
         }
@@ -290,7 +290,7 @@ public final class Histogram: RenderableMetric {
     /// Observations recorded for a series.
     public func count(_ labels: [String] = []) -> UInt64 {
         let key = LabelSet.key(labels, names: labelNames)
-        return shards.reduce(0) { total, shard in total + (shard.series.withLock { $0[key]?.count } ?? 0) }
+        return shards.reduce(0) { total, shard in total + (shard.read { $0.pointee[key]?.count } ?? 0) }
     }
 
     func render(into output: inout String) {
