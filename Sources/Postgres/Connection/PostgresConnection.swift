@@ -5,10 +5,11 @@ import Synchronization
 /// One connection to PostgreSQL over libpq, in pipeline mode and non-blocking.
 ///
 /// Any number of tasks may send statements at once: each statement goes out
-/// immediately, followed by its own sync point (so one failing statement never
-/// affects another), and results come back in order through the shared
-/// `PostgresEventLoop` thread. Statements are prepared once per connection
-/// and cached by SQL text and parameter types.
+/// with a sync point of its own (so one failing statement never affects
+/// another; `pool.query`'s statements may share one, see `pump`), and results
+/// come back in order through the `PostgresEventLoop` thread that watches the
+/// connection (`loop`). Statements are prepared once per connection and cached
+/// by SQL text and parameter types.
 ///
 /// Usually obtained from `PostgresPool.withConnection`; transactions need the
 /// exclusive use that gives.
@@ -22,6 +23,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The socket the event loop polls.
     let socket: Int32
     let configuration: PostgresConfiguration
+    /// The I/O loop that watches the socket and reads the results.
     let loop: PostgresEventLoop
     /// The server process id (`pg_backend_pid()`).
     public let backendPID: Int32

@@ -229,7 +229,8 @@ final class PostgresEventLoop: @unchecked Sendable {
     /// Runs the jobs queued on this executor, then sends the statements they queued, each
     /// connection's in one go. Returns whether any job ran. Loop thread only.
     private func runTurn(_ batch: inout [UnownedJob], _ sending: inout [PostgresConnection], _ executor: PostgresIOExecutor) -> Bool {
-        swap(&batch, &jobs, under: lock)
+        // Exchanged inside the lock's closure: the access to `jobs` begins under the lock.
+        lock.withLock { Swift.swap(&batch, &jobs) }
         let ranJobs = !batch.isEmpty
         for job in batch { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
         batch.removeAll(keepingCapacity: true)
@@ -241,11 +242,4 @@ final class PostgresEventLoop: @unchecked Sendable {
         }
         return ranJobs
     }
-}
-
-/// Exchanges `local` with `shared` while holding `lock`.
-private func swap<T>(_ local: inout [T], _ shared: inout [T], under lock: NSLock) {
-    lock.lock()
-    Swift.swap(&local, &shared)
-    lock.unlock()
 }

@@ -87,18 +87,20 @@ public final class PostgresPool: @unchecked Sendable {
         self.init(configuration: PostgresPoolConfiguration(connection: try PostgresConfiguration(connectionString: url)), logger: logger)
     }
 
-    /// The executor of the thread that reads every connection's results. A task
-    /// that mostly waits for PostgreSQL may prefer it
+    /// The executor of the threads that read the connections' results (one per
+    /// core, at most two). A task that mostly waits for PostgreSQL may prefer it
     /// (`withTaskExecutorPreference(pool.taskExecutor) { ... }`): each result then
-    /// resumes it on that thread, saving a thread wake-up per statement. Never run
-    /// CPU-heavy or blocking work there: every connection's I/O would wait for it.
+    /// resumes it on the thread that read it, saving a thread wake-up per statement.
+    /// Never run CPU-heavy or blocking work there: that thread's connections' I/O
+    /// would wait for it.
     public var taskExecutor: any TaskExecutor { PostgresIOExecutor.shared }
 
-    /// Runs `body` preferring the pool's I/O thread (`taskExecutor`): each
+    /// Runs `body` preferring the pool's I/O threads (`taskExecutor`): each
     /// statement's result resumes the task on the thread that read it, one thread
-    /// wake-up per statement instead of two. The fastest way to run statements one
-    /// after another (see docs/postgres.md). Only for code that mostly waits for
-    /// PostgreSQL: CPU-heavy or blocking work inside delays every connection's I/O.
+    /// wake-up per statement instead of two, and `query` keeps to a pipelined
+    /// connection that thread reads. The fastest way to run statements, one after
+    /// another or from many tasks (see docs/postgres.md). Only for code that mostly
+    /// waits for PostgreSQL: CPU-heavy or blocking work inside delays its thread's I/O.
     /// An actor-isolated caller keeps running on its actor (isolation wins over
     /// the preference).
     public func withIOExecutor<Result, Failure: Error>(
