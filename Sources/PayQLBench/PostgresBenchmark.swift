@@ -11,7 +11,7 @@ import Postgres
 /// Modes: `pipelined` = `pool.query` (statements pipelined over the pool's
 /// pipelined connections); `exclusive` = `withConnection` per statement, one
 /// connection per task (no pipelining); a `-io` suffix (`pipelined-io`) runs
-/// the tasks on the pool's I/O thread (`pool.withIOExecutor`); a `:N` suffix
+/// the tasks on the pool's I/O threads (`pool.withIOExecutor`); a `:N` suffix
 /// (`pipelined-io:1`) sets the pool's pipelined connections for that mode.
 /// Each contender runs S seconds (the first second not counted) per round, in
 /// turns, R rounds; the table shows each cell's median, the JSON lines every
