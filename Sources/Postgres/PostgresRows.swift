@@ -58,20 +58,22 @@ final class PostgresResultStorage: @unchecked Sendable {
 /// The rows a statement returned (possibly none), with its command tag.
 public struct PostgresRows: Sendable, RandomAccessCollection {
     let storage: PostgresResultStorage?
-    /// The command tag (`SELECT 1`, `INSERT 0 3`, `UPDATE 2`, ...).
-    public let commandTag: String
+
+    /// The command tag (`SELECT 1`, `INSERT 0 3`, `UPDATE 2`, ...), read from the
+    /// result when asked (most callers never do: no string made per statement).
+    public var commandTag: String {
+        guard let result = storage?.result, let tag = PQcmdStatus(result) else { return "" }
+        return String(cString: tag)
+    }
+
     /// Rows inserted, updated, deleted, selected, ... as reported by the command tag; 0 if none.
-    public let affectedRows: Int
+    public var affectedRows: Int {
+        guard let result = storage?.result, let tuples = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: tuples)) ?? 0
+    }
 
     init(storage: PostgresResultStorage?) {
         self.storage = storage
-        if let result = storage?.result {
-            commandTag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
-            affectedRows = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        } else {
-            commandTag = ""
-            affectedRows = 0
-        }
     }
 
     /// Column names, in order.

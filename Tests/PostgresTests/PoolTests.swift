@@ -129,6 +129,20 @@ import Testing
         #expect(viaPool == 6)
     }
 
+    /// A statement's command tag and affected-row count come from its result.
+    @Test func commandsReportTheirTagAndAffectedRows() async throws {
+        let pool = try await TestDatabase.pool()
+        defer { pool.shutdown() }
+        _ = try await pool.withConnection { try await $0.query("CREATE TABLE tagged (value int8)") }
+        let insert = try await pool.query("INSERT INTO tagged SELECT generate_series(1, \(Int64(3)))")
+        #expect(insert.commandTag == "INSERT 0 3")
+        #expect(insert.affectedRows == 3)
+        let update = try await pool.query("UPDATE tagged SET value = value + 1 WHERE value > \(Int64(1))")
+        #expect(update.commandTag == "UPDATE 2" && update.affectedRows == 2)
+        let select = try await pool.query("SELECT value FROM tagged")
+        #expect(select.commandTag == "SELECT 3" && select.affectedRows == 3 && select.count == 3)
+    }
+
     @Test func transactionsCommitOrRollBack() async throws {
         let pool = try await TestDatabase.pool()
         defer { pool.shutdown() }
