@@ -130,7 +130,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// its neighbours (see `pump`); a group that fails is replayed statement by statement.
     /// `gather`: other statements are in flight in the pool, so tasks resumed together
     /// are likely to send together (see `submit`).
-    func pipelinedQuery(_ query: PostgresQuery, gather: Bool = false) async throws -> PostgresRows {
+    nonisolated(nonsending) func pipelinedQuery(_ query: PostgresQuery, gather: Bool = false) async throws -> PostgresRows {
         try await submit(query, isScript: false, groupable: startsGroupableStatement(query.sql), gather: gather)
     }
 
@@ -149,7 +149,7 @@ public final class PostgresConnection: @unchecked Sendable {
         perform(actions)
     }
 
-    private func submit(_ query: PostgresQuery, isScript: Bool, groupable: Bool, gather: Bool = false) async throws -> PostgresRows {
+    nonisolated(nonsending) private func submit(_ query: PostgresQuery, isScript: Bool, groupable: Bool, gather: Bool = false) async throws -> PostgresRows {
         if let invalid = query.bindings.invalidValue {
             throw PostgresError(.invalidInput, message: invalid, query: query.description)
         }

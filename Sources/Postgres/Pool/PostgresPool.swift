@@ -179,7 +179,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     // MARK: - Acquire and release
 
-    private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
+    nonisolated(nonsending) private func acquire(_ kind: PoolState<PostgresConnection>.Kind, site: LeaseSite) async throws -> (Int, PostgresConnection) {
         // A task on one of the I/O threads keeps to a connection that thread reads: its result
         // then resumes it where it runs (see `PostgresIOExecutor`).
         let currentLoop = kind == .shared ? PostgresIOExecutor.shared.currentLoop : nil
