@@ -66,6 +66,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    /// Opens a connection watched by `loop` (already counted there by
+    /// `PostgresIOExecutor.loopForNewConnection`; the caller releases it if this throws).
     static func connect(configuration: PostgresConfiguration, loop: PostgresEventLoop) async throws -> PostgresConnection {
         let parameters = try configuration.connectionParameters()
         let outcome: Result<PostgresConnection, PostgresError> = await onDedicatedThread(name: "payql-postgres-connect") {

@@ -30,9 +30,10 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `registrations`, `pollDirty`, `jobs` and `loopThread`
 /// are guarded by `lock`; `deferred` is only touched on the loop thread
-/// (`deferSend` is only called there, `isCurrentThread` checked just before);
-/// `loopThreadID`, `registeredCount` and `awaitingConnections` are atomic; the
-/// pipe descriptors and `executor` are immutable after `start`/`init`.
+/// (`deferSend` is only called there, `isCurrentThread` checked just before,
+/// through `PostgresIOExecutor.currentLoop`); `loopThreadID`, `registeredCount`
+/// and `awaitingConnections` are atomic; the pipe descriptors and `name` are
+/// immutable after `init`.
 final class PostgresEventLoop: @unchecked Sendable {
     private let lock = NSLock()
     private var registrations: [ObjectIdentifier: PostgresConnection] = [:]
