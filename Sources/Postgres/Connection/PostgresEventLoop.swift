@@ -129,6 +129,13 @@ final class PostgresEventLoop: @unchecked Sendable {
     }
 
     private func run(executor: PostgresIOExecutor) {
+        // Named from the thread itself (Foundation's `Thread.name` did not reach the kernel;
+        // Linux keeps at most 15 bytes): seen in `top -H`, `perf`, `/proc/<pid>/task/*/comm`.
+        let comm = open("/proc/thread-self/comm", O_WRONLY)
+        if comm >= 0 {
+            _ = name.utf8CString.withUnsafeBufferPointer { write(comm, $0.baseAddress, min(15, $0.count - 1)) }
+            close(comm)
+        }
         lock.withLock { loopThread = pthread_self() }
         loopThreadID.store(UInt(pthread_self()), ordering: .relaxed)
         var sending: [PostgresConnection] = []

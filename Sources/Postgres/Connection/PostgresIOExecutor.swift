@@ -25,7 +25,7 @@ final class PostgresIOExecutor: TaskExecutor, Sendable {
     let loops: [PostgresEventLoop]
 
     private init(loopCount: Int) {
-        loops = (0..<loopCount).map { PostgresEventLoop(name: "payql-postgres-io-\($0)") }
+        loops = (0..<loopCount).map { PostgresEventLoop(name: "payql-pg-io-\($0)") }
         for loop in loops { loop.start(executor: self) }
     }
 
