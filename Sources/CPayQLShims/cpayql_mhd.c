@@ -63,7 +63,19 @@ int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, s
     const struct sockaddr *address = info->client_addr;
     const void *source;
     if (address->sa_family == AF_INET) {
-        source = &((const struct sockaddr_in *)address)->sin_addr;
+        // Dotted decimal written here: inet_ntop formats IPv4 through sprintf, a
+        // measurable share of a small request's CPU (it runs for every request).
+        const unsigned char *octets = (const unsigned char *)&((const struct sockaddr_in *)address)->sin_addr;
+        if (length < INET_ADDRSTRLEN) return -1;
+        char *out = buffer;
+        for (int index = 0; index < 4; index++) {
+            unsigned int octet = octets[index];
+            if (octet >= 100) *out++ = (char)('0' + octet / 100);
+            if (octet >= 10) *out++ = (char)('0' + octet / 10 % 10);
+            *out++ = (char)('0' + octet % 10);
+            *out++ = index < 3 ? '.' : '\0';
+        }
+        return 0;
     } else if (address->sa_family == AF_INET6) {
         source = &((const struct sockaddr_in6 *)address)->sin6_addr;
     } else {
