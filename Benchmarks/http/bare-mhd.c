@@ -4,8 +4,7 @@
 // Given SLICE_US (microseconds), its threads ask the kernel for a short scheduling
 // slice as PayQL's do; 0, the default, keeps the kernel's slice: measured, the bare
 // server is fastest that way, and a ceiling should be the fastest (README.md).
-// Build: cc -O2 -o bare-mhd bare-mhd.c -lmicrohttpd ; run: ./bare-mhd PORT THREADS [SLICE_US]
-#define _GNU_SOURCE
+// Build: cc -O2 -I Sources/CPayQLShims/include -o bare-mhd bare-mhd.c Sources/CPayQLShims/cpayql_sched.c -lmicrohttpd ; run: ./bare-mhd PORT THREADS [SLICE_US]
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -14,40 +13,20 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "cpayql_sched.h"
 
 static const char body[] = "{\"data\":{\"__typename\":\"Query\"}}";
 static int marker;
 static uint64_t slice_ns;
-static __thread int slice_requested;
-
-// struct sched_attr, first version; the same request as PayQL's cpayql_request_thread_slice.
-struct sched_attributes {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period;
-};
-
-static void request_slice(void) {
-    if (slice_requested || slice_ns == 0) return;
-    slice_requested = 1;
-    struct sched_attributes attributes;
-    memset(&attributes, 0, sizeof attributes);
-    if (syscall(SYS_sched_getattr, 0, &attributes, (unsigned int)sizeof attributes, 0U) != 0) return;
-    attributes.size = sizeof attributes;
-    attributes.flags = 0;
-    attributes.runtime = slice_ns;
-    syscall(SYS_sched_setattr, 0, &attributes, 0U);
-}
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size, void **state) {
     (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
     if (*state == NULL) {
-        request_slice();
+        // PayQL's own request (Sources/CPayQLShims/cpayql_sched.c, linked in): once per thread.
+        if (slice_ns > 0) cpayql_request_thread_slice(slice_ns);
         *state = &marker;
         return MHD_YES;
     }

@@ -28,7 +28,7 @@ if [ -z "${PAYQL:-}" ]; then
   swift build -c release --scratch-path "$SCRATCH" --product payql >/dev/null
   PAYQL="$SCRATCH/release/payql"
 fi
-cc -O2 -o "$WORK/bare-mhd" Benchmarks/http/bare-mhd.c -lmicrohttpd
+cc -O2 -I Sources/CPayQLShims/include -o "$WORK/bare-mhd" Benchmarks/http/bare-mhd.c Sources/CPayQLShims/cpayql_sched.c -lmicrohttpd
 
 # Request bodies.
 python3 - "$WORKLOAD" "$WORK" <<'PY'

@@ -258,7 +258,13 @@ public final class Histogram: RenderableMetric {
 
     /// `key` if it is, or can become, one of the `maxSeries` label sets; `__other__` values otherwise.
     private func admit(_ key: [String]) -> [String] {
-        if admitted.read({ $0.pointee.contains(key) }) { return key }
+        // Decided under the shared lock when it can be: a known set, or one past the limit
+        // (hostile operation names must not make every thread queue for the write lock).
+        let known: [String]? = admitted.read { admitted in
+            if admitted.pointee.contains(key) { return key }
+            return admitted.pointee.count >= maxSeries ? key.map { _ in "__other__" } : nil
+        }
+        if let known { return known }
         return admitted.write { admitted in
             if admitted.contains(key) { return key }
             let folded = admitted.count >= maxSeries ? key.map { _ in "__other__" } : key

@@ -7,6 +7,15 @@ import Testing
 @Suite struct PipelineGroupTests {
     /// A connection on a fresh schema, with `sql` run once so its statements are prepared
     /// (a statement that must be prepared opens a group of its own).
+    /// A pool on a fresh schema whose `pool.query` statements all share one pipelined
+    /// connection (so that its counters see every statement).
+    private func onePipelinedConnectionPool() async throws -> PostgresPool {
+        let (configuration, _) = try await TestDatabase.freshSchema("grp")
+        var poolConfiguration = PostgresPoolConfiguration(connection: configuration)
+        poolConfiguration.pipelinedConnections = 1
+        return PostgresPool(configuration: poolConfiguration)
+    }
+
     private func connection(setUp sql: [PostgresQuery], warm: [PostgresQuery]) async throws -> PostgresConnection {
         let (configuration, _) = try await TestDatabase.freshSchema("grp")
         let connection = try await PostgresConnection.connect(configuration: configuration)
@@ -123,10 +132,7 @@ import Testing
     /// Tasks on the cooperative pool gather: with other statements in flight, the first to
     /// send yields once and sends the statements queued meanwhile with its own.
     @Test(.timeLimit(.minutes(1))) func poolStatementsFromOtherExecutorsGatherUnderSharedSyncPoints() async throws {
-        let (configuration, _) = try await TestDatabase.freshSchema("grp")
-        var poolConfiguration = PostgresPoolConfiguration(connection: configuration)
-        poolConfiguration.pipelinedConnections = 1
-        let pool = PostgresPool(configuration: poolConfiguration)
+        let pool = try await onePipelinedConnectionPool()
         defer { pool.shutdown() }
         let connection = try await pool.withConnection { $0 }
         _ = try await pool.query("CREATE TABLE items (task int8, step int8)")
@@ -157,10 +163,7 @@ import Testing
 
     /// Through the pool, tasks on the I/O thread do share sync points (fewer syncs than statements).
     @Test(.timeLimit(.minutes(1))) func poolStatementsFromTheIOThreadShareSyncPoints() async throws {
-        let (configuration, _) = try await TestDatabase.freshSchema("grp")
-        var poolConfiguration = PostgresPoolConfiguration(connection: configuration)
-        poolConfiguration.pipelinedConnections = 1
-        let pool = PostgresPool(configuration: poolConfiguration)
+        let pool = try await onePipelinedConnectionPool()
         defer { pool.shutdown() }
         let connection = try await pool.withConnection { $0 }
         let before = connection.pipelineCounters

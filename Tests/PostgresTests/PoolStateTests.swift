@@ -117,12 +117,8 @@ import Testing
 
     @Test func parkedConnectionsAreHealthCheckedDroppedWhenLostAndClosedAtShutdown() {
         var pool = state(max: 2, pipelined: 2, depth: 4)
-        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
-        let (a, _) = pool.opened("A", kind: .shared, site: "", now: now)
-        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected a second pipelined connection"); return }
-        let (b, _) = pool.opened("B", kind: .shared, site: "", now: now)
-        _ = pool.release(slot: a, kind: .shared, broken: false, now: now)
-        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        guard let slots = parkTwoPipelinedConnections(&pool) else { return }
+        let (a, b) = slots
         #expect(pool.lost(slot: a).discard == "A")
         #expect(pool.counts.open == 1)
         guard case .granted(.connection(_, let connection, let check)) = pool.acquire(.shared, site: "", now: now + .seconds(31)) else {
@@ -134,6 +130,18 @@ import Testing
         _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
         #expect(pool.shutdown().idle == ["B"])
         #expect(pool.counts.open == 0)
+    }
+
+    /// Opens pipelined connections "A" and "B" and parks both (their statements done);
+    /// their slots, or nil after recording why not.
+    private func parkTwoPipelinedConnections(_ pool: inout State) -> (a: Int, b: Int)? {
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return nil }
+        let (a, _) = pool.opened("A", kind: .shared, site: "", now: now)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected a second pipelined connection"); return nil }
+        let (b, _) = pool.opened("B", kind: .shared, site: "", now: now)
+        _ = pool.release(slot: a, kind: .shared, broken: false, now: now)
+        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        return (a, b)
     }
 
     /// Names the connection a shared grant carries ("" for anything else).
@@ -169,12 +177,7 @@ import Testing
     /// A parked preferred connection is taken even when another one is parked too.
     @Test func aParkedPreferredConnectionIsTakenFirst() {
         var pool = state(max: 4, pipelined: 2, depth: 8)
-        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
-        let (a, _) = pool.opened("A", kind: .shared, site: "", now: now)
-        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
-        let (b, _) = pool.opened("B", kind: .shared, site: "", now: now)
-        _ = pool.release(slot: a, kind: .shared, broken: false, now: now)
-        _ = pool.release(slot: b, kind: .shared, broken: false, now: now)
+        guard parkTwoPipelinedConnections(&pool) != nil else { return }
         #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
         #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
     }
