@@ -5,7 +5,8 @@ import Glibc
 /// Command-line options with `PAYQL_*` environment fall-backs.
 ///
 /// Accepts `--name value`, `--name=value` and bare `--flag`; everything that
-/// does not start with `--` is positional. A flag's environment variable is
+/// does not start with `--` is positional. `--help` and `-h` are flags of every
+/// command (`wantsHelp`), never options waiting for a value. A flag's environment variable is
 /// `PAYQL_` + the name upper-cased with `-` as `_` (`--max-body-bytes` ↔
 /// `PAYQL_MAX_BODY_BYTES`). The command line wins over the environment.
 struct Options {
@@ -18,6 +19,10 @@ struct Options {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if Options.isHelp(argument) {
+                values["help", default: []].append("true")
+                continue
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else {
                 positional.append(argument)
                 continue
@@ -27,6 +32,10 @@ struct Options {
                 values[String(body[..<equals]), default: []].append(String(body[body.index(after: equals)...]))
             } else if flags.contains(String(body)) {
                 values[String(body), default: []].append("true")
+            } else if index < arguments.count, Options.isHelp(arguments[index]) {
+                // `--provider --help`: help, not a provider named "--help".
+                values["help", default: []].append("true")
+                index += 1
             } else {
                 guard index < arguments.count else { throw UsageError("--\(body) needs a value") }
                 values[String(body), default: []].append(arguments[index])
@@ -34,6 +43,9 @@ struct Options {
             }
         }
     }
+
+    /// Whether `--help` or `-h` was given (on the command line only: `PAYQL_HELP` is not read).
+    var wantsHelp: Bool { values["help"] != nil }
 
     /// The last value given for `name` on the command line, else `PAYQL_NAME` from the environment.
     func string(_ name: String) -> String? {
@@ -60,6 +72,8 @@ struct Options {
         default: throw UsageError("--\(name) must be true or false, got '\(text)'")
         }
     }
+
+    private static func isHelp(_ argument: String) -> Bool { argument == "--help" || argument == "-h" }
 
     static func environmentName(_ name: String) -> String {
         "PAYQL_" + name.uppercased().replacingOccurrences(of: "-", with: "_")

@@ -15,11 +15,12 @@ enum PayQLCommand {
       graphql validate   validate a document against a schema
       graphql bench      benchmark the GraphQL engine
       webhook verify     check a provider webhook signature
-      help               this text
+      help [command]     this text, or the command's
+    Every command prints its usage with --help (or -h) and exits 0.
     """
 
     /// Runs the subcommand named by `arguments[0]`; returns the exit status.
-    static func run(_ arguments: [String]) async -> Int32 {
+    static func run(_ arguments: [String], streams: StandardStreams) async -> Int32 {
         guard let command = arguments.first else {
             printError(usage)
             return 2
@@ -30,9 +31,13 @@ enum PayQLCommand {
             case "serve": return try await ServeCommand.run(rest)
             case "migrate": return try await MigrateCommand.run(rest)
             case "sandbox": return try await SandboxCommand.run(rest)
-            case "graphql": return try await GraphQLCommand.run(rest)
-            case "webhook": return try await WebhookCommand.run(rest)
+            case "graphql": return try await GraphQLCommand.run(rest, streams: streams)
+            case "webhook": return try await WebhookCommand.run(rest, streams: streams)
             case "help", "--help", "-h":
+                // `payql help serve` is `payql serve --help`.
+                if let topic = rest.first, topic != "help", !topic.hasPrefix("-") {
+                    return await run(rest + ["--help"], streams: streams)
+                }
                 print(usage)
                 return 0
             default:

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 
+let streams = StandardStreams.secure()
 let arguments = Array(CommandLine.arguments.dropFirst())
-let status = await PayQLCommand.run(arguments)
+let status = await PayQLCommand.run(arguments, streams: streams)
 exit(status)

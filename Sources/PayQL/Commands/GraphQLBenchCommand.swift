@@ -15,8 +15,17 @@ import JSON
 /// (only compare the response with `expected_result.json`), `--json` (one JSON
 /// object per line instead of a table), `--only PHASE` (measure one phase).
 enum GraphQLBenchCommand {
+    static let usage = """
+    usage: payql graphql bench [--workload ../shared/bench/graphql] [--seconds 3] [--check] [--json]
+                               [--only parse|validate|execute|uncached|cached|execute+json|cached+json]
+    """
+
     static func run(_ arguments: [String]) async throws -> Int32 {
         let options = try Options(arguments, flags: ["check", "json"])
+        if options.wantsHelp {
+            print(usage)
+            return 0
+        }
         let directory = options.string("workload") ?? "../shared/bench/graphql"
         let seconds = try options.int("seconds", default: 3)
         guard seconds > 0 else { throw UsageError("--seconds must be positive") }

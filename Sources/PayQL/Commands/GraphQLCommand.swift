@@ -17,18 +17,22 @@ import GraphQL
 /// becomes U+FFFD), as node's `readFileSync(path, "utf8")` does.
 enum GraphQLCommand {
     static let usage = """
-    usage: payql graphql format [FILE]
-           payql graphql validate --schema SDL_FILE [FILE]
-           payql graphql bench [options]
+    usage: payql graphql format [--max-bytes N] [--max-tokens N] [--max-depth N] [FILE]
+           payql graphql validate --schema SDL_FILE [--max-bytes N] [--max-tokens N] [--max-depth N] [FILE]
+           payql graphql bench [--workload DIR] [--seconds 3] [--check] [--json] [--only PHASE]
+    Without FILE the document is read from standard input.
     """
 
-    static func run(_ arguments: [String]) async throws -> Int32 {
+    static func run(_ arguments: [String], streams: StandardStreams) async throws -> Int32 {
         guard let subcommand = arguments.first else { throw UsageError(usage) }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
-        case "format": return try format(rest)
-        case "validate": return try validate(rest)
+        case "format": return try format(rest, streams: streams)
+        case "validate": return try validate(rest, streams: streams)
         case "bench": return try await GraphQLBenchCommand.run(rest)
+        case "help", "--help", "-h":
+            print(usage)
+            return 0
         default: throw UsageError("unknown subcommand '\(subcommand)'\n\(usage)")
         }
     }
@@ -42,10 +46,14 @@ enum GraphQLCommand {
                             maxDepth: try options.int("max-depth", default: defaults.maxDepth))
     }
 
-    static func format(_ arguments: [String]) throws -> Int32 {
+    static func format(_ arguments: [String], streams: StandardStreams) throws -> Int32 {
         let options = try Options(arguments)
+        if options.wantsHelp {
+            print(usage)
+            return 0
+        }
         guard options.positional.count <= 1 else { throw UsageError("format takes at most one FILE") }
-        let text = try readInput(options.positional.first)
+        let text = try readInput(options.positional.first, streams: streams)
         do {
             let document = try Parser.parse(Source(body: text, name: options.positional.first ?? "<stdin>"),
                                             limits: try limits(options))
@@ -57,19 +65,23 @@ enum GraphQLCommand {
         }
     }
 
-    static func validate(_ arguments: [String]) throws -> Int32 {
+    static func validate(_ arguments: [String], streams: StandardStreams) throws -> Int32 {
         let options = try Options(arguments)
+        if options.wantsHelp {
+            print(usage)
+            return 0
+        }
         guard let schemaPath = options.string("schema") else { throw UsageError("validate needs --schema SDL_FILE") }
         guard options.positional.count <= 1 else { throw UsageError("validate takes at most one FILE") }
         let schema: GraphQLSchema
         do {
-            schema = try GraphQLSchema(sdl: try readInput(schemaPath))
+            schema = try GraphQLSchema(sdl: try readInput(schemaPath, streams: streams))
         } catch let error as SchemaError {
             // The schema itself is unusable: report where, and exit as for bad usage.
             for problem in error.errors { printError(errorLine(problem, prefix: "\(schemaPath): ")) }
             return 2
         }
-        let text = try readInput(options.positional.first)
+        let text = try readInput(options.positional.first, streams: streams)
         let document: Document
         do {
             document = try Parser.parse(Source(body: text, name: options.positional.first ?? "<stdin>"),
@@ -90,8 +102,11 @@ enum GraphQLCommand {
     }
 
     /// The whole of FILE, or of stdin when `path` is nil, as a string.
-    static func readInput(_ path: String?) throws -> String {
+    static func readInput(_ path: String?, streams: StandardStreams) throws -> String {
         let descriptor: Int32
+        if path == nil, streams.inputWasClosed {
+            throw UsageError("standard input is closed: give a FILE or pipe the document in")
+        }
         if let path {
             descriptor = open(path, O_RDONLY)
             guard descriptor >= 0 else {

@@ -8,9 +8,20 @@ import Postgres
 /// is started for the run and stopped afterwards (`DatabaseSession`). Progress
 /// goes to standard error; each applied file is printed on standard output.
 enum MigrateCommand {
+    static let usage = """
+    usage: payql migrate [--database-url URL | --data-dir .payql/postgres] [--migrations schema/migrations]
+    Applies the pending migrations. With no database URL (--database-url,
+    PAYQL_DATABASE_URL or DATABASE_URL), the private PostgreSQL cluster in
+    --data-dir is started for the run and stopped afterwards.
+    """
+
     static func run(_ arguments: [String]) async throws -> Int32 {
         let options = try Options(arguments)
-        if let extra = options.positional.first { throw UsageError("unexpected argument '\(extra)'") }
+        if options.wantsHelp {
+            print(usage)
+            return 0
+        }
+        if let extra = options.positional.first { throw UsageError("unexpected argument '\(extra)'\n\(usage)") }
         let logger = PostgresLogger { level, message in
             if level >= .info { printError("payql migrate: \(message)") }
         }

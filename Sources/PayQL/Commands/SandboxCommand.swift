@@ -19,7 +19,7 @@ enum SandboxCommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let options = try Options(arguments, flags: ["help"])
-        if try options.bool("help") || options.positional.first == "help" {
+        if options.wantsHelp || options.positional.first == "help" {
             print(usage)
             return 0
         }

@@ -20,8 +20,12 @@ enum WebhookCommand {
     /// Largest body read from standard input.
     static let maximumBodyBytes = 16 << 20
 
-    static func run(_ arguments: [String]) async throws -> Int32 {
+    static func run(_ arguments: [String], streams: StandardStreams) async throws -> Int32 {
         let options = try Options(arguments)
+        if options.wantsHelp || options.positional.first == "help" {
+            print(usage)
+            return 0
+        }
         guard options.positional == ["verify"] else { throw UsageError("expected 'verify'\n\(usage)") }
         for forbidden in ["secret", "key", "salt"] where !options.all(forbidden).isEmpty {
             throw UsageError("--\(forbidden) is not accepted: put the secret in an environment variable and pass --secret-env VAR")
@@ -43,7 +47,13 @@ enum WebhookCommand {
             guard !name.isEmpty else { throw UsageError("--header has an empty name: '\(header)'") }
             headers.append((name, String(header[header.index(after: colon)...]).trimmingSpaces))
         }
+        guard !streams.inputWasClosed else {
+            throw UsageError("standard input is closed: give the webhook's raw body on standard input (payql webhook verify ... < body)")
+        }
         let body = try readStandardInput()
+        guard !body.isEmpty else {
+            throw UsageError("standard input is empty: give the webhook's raw body on standard input (payql webhook verify ... < body)")
+        }
         let verdict = Webhooks.verify(provider: provider, request: WebhookRequest(headers: headers, body: body), secret: Secret(value))
         print(verdict.description)
         return verdict.isValid ? 0 : 1
@@ -58,7 +68,7 @@ enum WebhookCommand {
             if count == 0 { return body }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw UsageError("cannot read the body from standard input (errno \(errno))")
+                throw UsageError("cannot read the body from standard input: \(String(cString: strerror(errno)))")
             }
             body.append(contentsOf: buffer[0..<count])
             if body.count > maximumBodyBytes { throw UsageError("the body is larger than \(maximumBodyBytes) bytes") }
