@@ -90,7 +90,7 @@ struct MediaRange: Equatable {
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             let name = pair[0].lowercased()
             if name == "q" {
-                q = Double(value).map { min(max($0, 0), 1) } ?? 0
+                q = Double(value).flatMap { $0.isNaN ? nil : min(max($0, 0), 1) } ?? 0
             } else {
                 parameters.append((name, value))
             }

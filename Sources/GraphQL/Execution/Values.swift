@@ -8,6 +8,9 @@ extension GraphQLScalarType {
     /// kinds; a custom scalar gets the literal as JSON (variables substituted) in `parseValue`.
     public func parseLiteral(_ value: Value, variables: JSONObject? = nil) throws(ScalarCoercionError) -> JSONValue {
         guard let builtin else {
+            if let number = ValueCoercion.firstUnrepresentableNumber(in: value) {
+                throw ScalarCoercionError("\(name) cannot represent a number outside the range of a double: \(number)")
+            }
             guard let json = ValueCoercion.untypedJSON(value, variables: variables) else {
                 throw ScalarCoercionError("\(name) cannot represent an unset variable.")
             }
@@ -26,9 +29,13 @@ extension GraphQLScalarType {
             switch value {
             case .int(let literal):
                 if let number = Int64(literal.value) { return .int(number) }
-                return .double(Double(literal.value) ?? 0)
+                // A literal with 309 or more digits reads as infinity, which JSON cannot carry.
+                guard let number = Double(literal.value), number.isFinite else {
+                    throw ScalarCoercionError("Float cannot represent non numeric value: \(literal.value)")
+                }
+                return .double(number)
             case .float(let literal):
-                guard let number = Double(literal.value) else {
+                guard let number = Double(literal.value), number.isFinite else {
                     throw ScalarCoercionError("Float cannot represent non numeric value: \(literal.value)")
                 }
                 return .double(number)
@@ -122,6 +129,28 @@ extension GraphQLEnumType {
 
 /// Input coercion helpers shared by execution, the SDL builder and validation.
 public enum ValueCoercion {
+    /// The text of the first number literal in `value` (searched through lists and
+    /// objects) that a `Double` cannot hold (`1e400`, 400 digits), or `nil`.
+    ///
+    /// Such a literal would read as infinity, which has no JSON form: scalars refuse it.
+    static func firstUnrepresentableNumber(in value: Value) -> String? {
+        switch value {
+        case .int(let literal):
+            if Int64(literal.value) != nil { return nil }
+            return Double(literal.value).map(\.isFinite) == true ? nil : literal.value
+        case .float(let literal):
+            return Double(literal.value).map(\.isFinite) == true ? nil : literal.value
+        case .list(let list):
+            for item in list.values { if let found = firstUnrepresentableNumber(in: item) { return found } }
+            return nil
+        case .object(let object):
+            for field in object.fields { if let found = firstUnrepresentableNumber(in: field.value) { return found } }
+            return nil
+        case .variable, .null, .boolean, .string, .enumValue:
+            return nil
+        }
+    }
+
     /// A literal as JSON without a type (graphql-js `valueFromASTUntyped`); `nil` for an unset variable.
     public static func untypedJSON(_ value: Value, variables: JSONObject?) -> JSONValue? {
         switch value {

@@ -296,8 +296,11 @@ func inspectResolved(_ value: any Sendable, _ json: JSONValue?) -> String {
 func formatNumberLikeJS(_ number: Double) -> String {
     if number.isNaN { return "NaN" }
     if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
-    if number.rounded(.towardZero) == number, abs(number) < 1e21 {
-        return String(Int64(number))
+    // JavaScript writes integral values below 1e21 in plain digits ("10000000000000000000"
+    // for 1e19). From 2^63 on they exceed Int64, so they are never converted to it.
+    if number.rounded(.towardZero) == number, number.magnitude < 1e21 {
+        if number.magnitude < 9_007_199_254_740_992, let exact = Int64(exactly: number) { return String(exact) }
+        return (number < 0 ? "-" : "") + plainDigits(ofIntegral: number.magnitude)
     }
     var text = String(number)
     // Swift writes "1e-07" as "1e-07"; JavaScript as "1e-7".
@@ -311,6 +314,26 @@ func formatNumberLikeJS(_ number: Double) -> String {
         text = mantissa + "e" + sign + power
     }
     return text
+}
+
+/// An integral double written in plain digits, as JavaScript writes those below 1e21:
+/// the shortest round-trip digits padded with zeros (2^63 is "9223372036854776000").
+private func plainDigits(ofIntegral magnitude: Double) -> String {
+    var text = Substring(String(magnitude))
+    var exponent = 0
+    if let marker = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        exponent = Int(text[text.index(after: marker)...]) ?? 0
+        text = text[..<marker]
+    }
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let whole = parts.first ?? "0"
+    let digits = String(whole) + (parts.count > 1 ? String(parts[1]) : "")
+    let integerCount = whole.count + exponent
+    var plain = digits.count <= integerCount
+        ? digits + String(repeating: "0", count: integerCount - digits.count)
+        : String(digits.prefix(max(integerCount, 0)))
+    while plain.count > 1, plain.hasPrefix("0") { plain.removeFirst() }
+    return plain.isEmpty ? "0" : plain
 }
 
 /// A string quoted as JSON.stringify quotes it.

@@ -91,7 +91,9 @@ enum SetuTransformers {
     }
 
     /// `YYYY-MM-DD HH:MM:SS` in UTC for unix seconds (proleptic Gregorian; Howard Hinnant's civil-from-days).
+    /// Seconds outside years 0000–9999 are clamped to them (no overflow, always four year digits).
     static func utcDateTime(_ seconds: Int64) -> String {
+        let seconds = min(max(seconds, -62_167_219_200), 253_402_300_799)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let z = days + 719_468

@@ -94,7 +94,9 @@ enum Instamojo {
         /// UPI collect: the payer's VPA.
         let vpa: String?
 
-        var fees: Int64 { amount * 19 / 1000 }
+        /// 1.9% of `amount`, rounded down, computed without the product `amount * 19`
+        /// (which would overflow for amounts above ~4.8 × 10^17 paise).
+        var fees: Int64 { amount / 1000 * 19 + amount % 1000 * 19 / 1000 }
         var taxes: Int64 { fees * 18 / 100 }
 
         var billingInstrument: String {

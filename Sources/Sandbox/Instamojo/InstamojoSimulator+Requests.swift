@@ -67,7 +67,9 @@ extension InstamojoSimulator {
         let phone = f.phone("phone", required: true)
         let currency = f.required("currency", max: 3)
         if let currency, currency != "INR" { f.errors.add("currency", "\"\(currency)\" is not a valid choice.") }
-        let amount = f.amount("amount", required: true, range: 100...Int64(100_000_000_00))
+        // instamojo.md gives no limit for gateway orders (only 9–200000 for payment requests);
+        // the sandbox takes ₹1 to ₹10 crore.
+        let amount = f.amount("amount", required: true, range: 100...10_000_000_000)
         let transactionID = f.required("transaction_id", max: 64)
         if let transactionID, !transactionID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
             f.errors.add("transaction_id", "Enter a valid transaction_id.")
@@ -148,7 +150,9 @@ extension InstamojoSimulator {
         return state.withLock { state in
             let all = state.orderSequence.reversed().compactMap { state.orders[$0] }
                 .filter { (id == nil || $0.id == id) && (transaction == nil || $0.transactionID == transaction) }
-            let items = all.dropFirst((page - 1) * limit).prefix(limit).map { $0.wire(root: context.rootURL) }
+            // `page` is the client's: a huge one would overflow the product, so it saturates (an empty page).
+            let (skip, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+            let items = all.dropFirst(overflow ? Int.max : skip).prefix(limit).map { $0.wire(root: context.rootURL) }
             return .json(.object(["orders": .array(Array(items)), "count": .int(Int64(all.count))]))
         }
     }
@@ -167,7 +171,7 @@ extension InstamojoSimulator {
         let type = f.required("type", max: 3)
         if let type, !Instamojo.refundTypes.contains(type) { f.errors.add("type", "\"\(type)\" is not a valid choice.") }
         let body = f.required("body", max: 1000)
-        let amount = f.amount("refund_amount", required: false, range: 1...Int64.max / 2)
+        let amount = f.amount("refund_amount", required: false, range: 1...Money.maximumPaise)
         let transactionID = f.required("transaction_id", max: 64)
         guard f.errors.isEmpty, let type, let body, let transactionID else { return f.errors.response }
         let requestedText = f.text("refund_amount")

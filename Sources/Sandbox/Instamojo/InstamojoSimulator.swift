@@ -204,7 +204,15 @@ struct InstamojoFields {
             return nil
         }
         guard let paise = Money.paise(fromDecimal: text) else {
-            errors.add(key, "Ensure that there are no more than 2 decimal places.")
+            // Money refuses a malformed text, a third decimal and an amount above its ceiling; say which.
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count > 2 || parts.contains(where: \.isEmpty) {
+                errors.add(key, "A valid number is required.")
+            } else if parts.count == 2, parts[1].reversed().drop(while: { $0 == "0" }).count > 2 {
+                errors.add(key, "Ensure that there are no more than 2 decimal places.")
+            } else {
+                errors.add(key, "Ensure this value is less than or equal to \(Money.shortest(range?.upperBound ?? Money.maximumPaise)).")
+            }
             return nil
         }
         if let range {

@@ -1,6 +1,11 @@
 /// Razorpay's entities as the simulator stores them, and their JSON shapes
 /// (field order from `samples/razorpay/*.json`). Amounts are integer paise.
 enum Razorpay {
+    /// Largest order amount, in paise. razorpay.md gives only the minimum (100 paise);
+    /// the maximum is the sandbox's ceiling for every provider (`Money.maximumPaise`),
+    /// the same bound PayQL's Razorpay adapter sends at most.
+    static let maximumAmount: Int64 = Money.maximumPaise
+
     struct Customer: Sendable {
         let id: String
         var name: String?
@@ -93,8 +98,10 @@ enum Razorpay {
         }
 
         /// Razorpay's fee: 2% plus 18% GST on it, in paise (`fee` includes `tax`).
-        var fee: Int64 { amount * 2 / 100 + tax }
-        var tax: Int64 { amount * 2 / 100 * 18 / 100 }
+        /// `amount / 50` is `amount * 2 / 100` for a non-negative amount without the
+        /// product, so no amount can overflow it (the old product trapped from 2^62 on).
+        var fee: Int64 { amount / 50 + tax }
+        var tax: Int64 { amount / 50 * 18 / 100 }
 
         var wire: Wire {
             var acquirer: WireObject = ["rrn": captured || status == "authorized" ? .string(rrn) : .null]

@@ -125,7 +125,10 @@ enum Clock {
         return era * 146_097 + doe - 719_468
     }
 
+    /// Seconds outside 1970–9999 are clamped to them (the sandbox only writes times from
+    /// now on): no arithmetic overflow, always four year digits.
     private static func civil(_ seconds: Int64) -> Civil {
+        let seconds = min(max(seconds, 0), 253_402_300_799)
         let days = Int((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let z = days + 719_468

@@ -3,12 +3,20 @@
 /// Every provider here speaks INR with two decimal places; amounts are kept
 /// as `Int64` paise inside the sandbox, never as floating point.
 enum Money {
+    /// The largest amount any simulator accepts, in paise: 2^53 − 1, the largest integer
+    /// that every JSON reader (JavaScript's too) holds exactly. The providers' documents
+    /// (shared/providers/*.md) give no larger maximum, and Instamojo's is far lower. With
+    /// every stored amount at most this, sums over thousands of payments and the fee
+    /// arithmetic stay far from `Int64` overflow.
+    static let maximumPaise: Int64 = 9_007_199_254_740_991
+
     /// Paise from a decimal rupee text such as `"10"`, `"10.1"`, `"10.10"`.
     ///
     /// Returns nil for anything that is not a plain non-negative decimal
     /// (signs, exponents, spaces, empty parts) or that needs more than two
     /// decimals to be exact (`"10.101"`); trailing zeros beyond two decimals
-    /// are exact and allowed (`"10.100"`).
+    /// are exact and allowed (`"10.100"`). Nil too above ``maximumPaise``, so a
+    /// simulator refuses such an amount as invalid (each in its provider's words).
     static func paise(fromDecimal text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 1 || parts.count == 2 else { return nil }
@@ -22,8 +30,9 @@ enum Money {
         let padded = String(fraction) + String(repeating: "0", count: 2 - fraction.count)
         guard let rupees = Int64(whole), let cents = Int64(padded) else { return nil }
         let (scaled, overflow) = rupees.multipliedReportingOverflow(by: 100)
-        guard !overflow else { return nil }
-        return scaled + cents
+        let (total, overflowAdding) = scaled.addingReportingOverflow(cents)
+        guard !overflow, !overflowAdding, total <= maximumPaise else { return nil }
+        return total
     }
 
     /// Paise from a JSON value that is a number or a numeric string.

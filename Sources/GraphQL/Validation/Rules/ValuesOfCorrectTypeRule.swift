@@ -113,6 +113,10 @@ extension DocumentValidator {
 
     private func scalarLiteralError(_ value: Value, scalar: GraphQLScalarType, locationType: GraphQLTypeReference) -> String? {
         guard scalar.isSpecified else {
+            if let number = ValueCoercion.firstUnrepresentableNumber(in: value) {
+                return "Expected value of type \"\(locationType)\", found \(Printer.print(value)); "
+                    + "\(scalar.name) cannot represent a number outside the range of a double: \(number)"
+            }
             // A custom scalar parses the literal (as JSON) with its own hook.
             do {
                 _ = try scalar.parseInputValue(Self.untypedJSON(value))
@@ -128,7 +132,12 @@ extension DocumentValidator {
             return nil
         case "Float":
             switch value {
-            case .int, .float: return nil
+            case .int, .float:
+                // Unlike graphql-js (which reads 1e400 as Infinity), a literal beyond a double's range is refused.
+                if let number = ValueCoercion.firstUnrepresentableNumber(in: value) {
+                    return "Float cannot represent non numeric value: \(number)"
+                }
+                return nil
             default: return "Float cannot represent non numeric value: \(Printer.print(value))"
             }
         case "String":
