@@ -50,15 +50,25 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims"], swiftSettings: strictSettings),
 
         // MARK: Payments.
+        /// The vocabulary Gateway and Providers share: Amount, Currency, exact decimal text,
+        /// ProviderName, unified statuses, Secret. No I/O, no GraphQL words.
+        .target(name: "PaymentsCore", swiftSettings: strictSettings),
         /// One adapter per provider: wire models, transformers, status and error mapping, webhooks.
-        .target(name: "Providers", dependencies: ["HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
         /// Simulators of the four providers' REST APIs; shares no wire-model code with Providers.
         .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+
+        /// The payments domain: the served schema, resolvers, services, store, auth, idempotency, webhooks.
+        .target(
+            name: "Gateway",
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Crypto", "JSON"],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Executables.
         .executableTarget(
             name: "PayQL",
-            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "Providers", "Sandbox", "Crypto", "JSON"],
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Gateway", "Sandbox", "Crypto", "JSON"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -80,7 +90,13 @@ let package = Package(
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ChildProcess"], swiftSettings: strictSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport", "ChildProcess"], swiftSettings: strictSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["PaymentsCore", "Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "GraphQL", "GraphQLHTTP", "HTTPServer", "HTTPClient", "Postgres", "PaymentsCore", "Providers", "Sandbox",
+                           "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
     ]
 )

@@ -63,6 +63,38 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
             sql += "$\(bindings.count)"
         }
 
+        /// SQL text written in the program (a column list, an ORDER BY chosen from an
+        /// enum): `StaticString` cannot be built from input, so this stays safe.
+        public mutating func appendInterpolation(sql text: StaticString) {
+            sql += text.description
+        }
+
+        /// Another query built the same way, embedded: its `$n` placeholders are
+        /// renumbered after this one's and its values appended. For composing
+        /// WHERE clauses from optional filters; the fragment's SQL must come from
+        /// interpolation (a `$` followed by digits anywhere in it is a placeholder).
+        public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+            let offset = bindings.count
+            var rewritten = ""
+            var characters = fragment.sql.unicodeScalars.makeIterator()
+            var pending: Unicode.Scalar? = characters.next()
+            while let character = pending {
+                pending = characters.next()
+                guard character == "$", let next = pending, ("0"..."9").contains(next) else {
+                    rewritten.unicodeScalars.append(character)
+                    continue
+                }
+                var digits = ""
+                while let digit = pending, ("0"..."9").contains(digit) {
+                    digits.unicodeScalars.append(digit)
+                    pending = characters.next()
+                }
+                rewritten += "$\((Int(digits) ?? 0) + offset)"
+            }
+            sql += rewritten
+            bindings.append(contentsOf: fragment.bindings)
+        }
+
         /// An identifier (schema, table or column name), double-quoted with
         /// embedded quotes doubled, so it can never end the identifier early.
         public mutating func appendInterpolation(identifier: String) {
@@ -100,6 +132,18 @@ public struct PostgresBindings: Sendable {
 
     /// Type OIDs, one per value (for preparing; the prepared-statement cache keys on `parameters`).
     var types: [UInt32] { parameters.map(\.oid) }
+
+    /// Appends another list's values after these.
+    public mutating func append(contentsOf other: PostgresBindings) {
+        let base = storage.count
+        storage.append(contentsOf: other.storage)
+        for parameter in other.parameters {
+            var moved = parameter
+            if moved.offset >= 0 { moved.offset += base }
+            parameters.append(moved)
+        }
+        if invalidValue == nil, let invalid = other.invalidValue { invalidValue = invalid }
+    }
 
     /// Appends a value as the next parameter.
     public mutating func append<Value: PostgresEncodable>(_ value: Value) {

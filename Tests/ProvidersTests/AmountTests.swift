@@ -1,5 +1,6 @@
 import Testing
 @testable import Providers
+import PaymentsCore
 
 @Suite struct DecimalTextTests {
     @Test(arguments: [

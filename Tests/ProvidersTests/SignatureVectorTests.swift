@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// Every vector in shared/providers/vectors.json (copied to Fixtures), produced
 /// by the providers' own SDKs: valid ones must pass, negative ones must fail.

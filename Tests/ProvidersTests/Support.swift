@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// Reads test fixtures copied from /work/shared/providers (samples and vectors).
 enum Fixture {

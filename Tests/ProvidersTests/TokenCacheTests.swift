@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// The token cache actor on its own: expiry-driven refresh, single flight, failures not cached.
 @Suite struct TokenCacheTests {

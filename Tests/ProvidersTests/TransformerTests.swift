@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// Wire ↔ domain for each provider, on the samples in shared/providers/samples.
 @Suite struct RazorpayTransformerTests {

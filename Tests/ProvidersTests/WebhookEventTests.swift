@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// Normalising webhook bodies (the samples in shared/providers/samples).
 @Suite struct WebhookEventTests {

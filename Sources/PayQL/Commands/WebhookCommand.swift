@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Providers
+import PaymentsCore
 
 /// `payql webhook verify --provider NAME --secret-env VAR [--header 'Name: value' ...] < body`
 ///

@@ -33,6 +33,17 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, CustomStringCon
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
     }
 
+    /// RFC 3339 in UTC to the second, as APIs print instants: `2024-01-02T03:04:05Z`
+    /// (a fraction, when there is one, with milliseconds: `2024-01-02T03:04:05.120Z`).
+    public var rfc3339: String {
+        let (days, micros) = microsecondsSinceEpoch.quotientAndRemainderFlooring(86_400_000_000)
+        let (year, month, day) = civilFromDays(days)
+        let seconds = micros / 1_000_000
+        let millis = micros % 1_000_000 / 1000
+        let fraction = millis == 0 ? "" : ".\(pad(millis, 3))"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))\(fraction)Z"
+    }
+
     /// `timestamptz`.
     public static var postgresDataType: PostgresDataType { .timestamptz }
     /// ISO text in UTC.

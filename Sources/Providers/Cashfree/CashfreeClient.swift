@@ -1,4 +1,5 @@
 public import HTTPClient
+public import PaymentsCore
 
 /// How to reach Cashfree PG and with which keys.
 public struct CashfreeConfiguration: Sendable {

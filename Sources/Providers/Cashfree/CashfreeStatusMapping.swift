@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Cashfree statuses → unified statuses (cashfree.md §3 and §7). Undocumented
 /// values become `.unknown(raw)` (needs reconciliation); no `default:`.
 enum CashfreeStatusMapping {

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Pure functions between Cashfree's wire models and the domain; amounts are
 /// decimal rupees written and read as exact text.
 enum CashfreeTransformers {

@@ -1,3 +1,4 @@
+import PaymentsCore
 /// Cashfree webhook signature (cashfree.md §6):
 /// `x-webhook-signature == base64(HMAC-SHA256(client_secret, x-webhook-timestamp + raw body))`,
 /// plain concatenation, standard Base64 with padding. The raw text is signed:

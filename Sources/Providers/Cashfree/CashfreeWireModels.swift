@@ -1,3 +1,4 @@
+import PaymentsCore
 // Cashfree PG wire models (cashfree.md §3, API version 2025-01-01): Codable
 // DTOs only, names as on the wire. Amounts are JSON numbers in rupees, read
 // and written as exact decimal text through `WireDecimal`.

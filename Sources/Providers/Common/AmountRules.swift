@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// What one provider accepts as an amount: currencies and a minimum and
 /// maximum in minor units. Every adapter checks an outgoing amount against
 /// its rules before anything is sent, and converts incoming ones exactly.

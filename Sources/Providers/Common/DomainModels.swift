@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// A customer as PayQL passes it to a provider.
 public struct CustomerDetails: Sendable, Hashable {
     /// The merchant's own customer id (Cashfree `customer_id`, Setu `custID`).

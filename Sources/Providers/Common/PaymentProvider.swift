@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// What a provider adapter can do. Not every provider does everything:
 /// Gateway routes by these flags, and the protocols below make the same
 /// split visible in the type system.

@@ -1,11 +1,12 @@
-/// The four providers PayQL speaks to.
-public enum ProviderName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case razorpay
-    case cashfree
-    case instamojo
-    case setu
-
-    public var description: String { rawValue }
+public import PaymentsCore
+/// What a failed provider call did, as far as PayQL can tell.
+public enum ProviderOutcome: Sendable, Hashable {
+    /// The request was never sent or the provider said it did nothing (safe to retry elsewhere).
+    case notDone
+    /// The provider understood and refused the request.
+    case refused
+    /// It may or may not have happened (timeout, reset after sending, 5xx, unreadable answer).
+    case unknown
 }
 
 /// A failure talking to a provider, typed so callers can tell a rejection
@@ -20,7 +21,7 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case rejected, authenticationFailed, notFound, conflict, idempotencyConflict
-            case rateLimited, providerUnavailable, timeout, network
+            case rateLimited, providerUnavailable, timeout, network, unreachable
             case malformedResponse, invalidAmount, invalidRequest, unsupported, cancelled
         }
         private let kind: Kind
@@ -43,6 +44,8 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
         public static let timeout = Code(kind: .timeout)
         /// Could not connect, or the connection broke.
         public static let network = Code(kind: .network)
+        /// The request never left: connection refused, DNS failure, connect timeout. Nothing was done.
+        public static let unreachable = Code(kind: .unreachable)
         /// The provider answered with something PayQL does not understand.
         public static let malformedResponse = Code(kind: .malformedResponse)
         /// An amount could not be represented exactly or is out of the provider's bounds.
@@ -66,6 +69,7 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             case .providerUnavailable: "provider_unavailable"
             case .timeout: "timeout"
             case .network: "network"
+            case .unreachable: "unreachable"
             case .malformedResponse: "malformed_response"
             case .invalidAmount: "invalid_amount"
             case .invalidRequest: "invalid_request"
@@ -74,30 +78,10 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             }
         }
 
-        /// The GraphQL `extensions.code` this failure maps to.
-        public var graphQLCode: String {
-            switch kind {
-            case .rejected: "PROVIDER_REJECTED"
-            case .authenticationFailed: "PROVIDER_AUTH_FAILED"
-            case .notFound: "NOT_FOUND"
-            case .conflict: "CONFLICT"
-            case .idempotencyConflict: "IDEMPOTENCY_CONFLICT"
-            case .rateLimited: "PROVIDER_RATE_LIMITED"
-            case .providerUnavailable: "PROVIDER_UNAVAILABLE"
-            case .timeout: "PROVIDER_TIMEOUT"
-            case .network: "PROVIDER_UNREACHABLE"
-            case .malformedResponse: "PROVIDER_BAD_RESPONSE"
-            case .invalidAmount: "INVALID_AMOUNT"
-            case .invalidRequest: "BAD_USER_INPUT"
-            case .unsupported: "UNSUPPORTED_BY_PROVIDER"
-            case .cancelled: "REQUEST_CANCELLED"
-            }
-        }
-
         /// Whether the failure is transient (network, timeout, 429, 5xx) rather than a refusal.
         public var isTransient: Bool {
             switch kind {
-            case .rateLimited, .providerUnavailable, .timeout, .network: true
+            case .rateLimited, .providerUnavailable, .timeout, .network, .unreachable: true
             case .rejected, .authenticationFailed, .notFound, .conflict, .idempotencyConflict,
                  .malformedResponse, .invalidAmount, .invalidRequest, .unsupported, .cancelled: false
             }
@@ -108,7 +92,17 @@ public struct ProviderError: Error, Sendable, CustomStringConvertible {
             switch kind {
             case .providerUnavailable, .timeout, .network, .malformedResponse, .cancelled: true
             case .rejected, .authenticationFailed, .notFound, .conflict, .idempotencyConflict,
-                 .rateLimited, .invalidAmount, .invalidRequest, .unsupported: false
+                 .rateLimited, .invalidAmount, .invalidRequest, .unsupported, .unreachable: false
+            }
+        }
+
+        /// What the failure says about a write: never done, refused, or unknown (reconcile first).
+        public var outcome: ProviderOutcome {
+            switch kind {
+            case .unreachable, .rateLimited: .notDone
+            case .rejected, .authenticationFailed, .notFound, .conflict, .idempotencyConflict,
+                 .invalidAmount, .invalidRequest, .unsupported: .refused
+            case .providerUnavailable, .timeout, .network, .malformedResponse, .cancelled: .unknown
             }
         }
 

@@ -1,4 +1,5 @@
 import HTTPClient
+public import PaymentsCore
 
 /// How an adapter uses the network: per-attempt timeout, overall deadline
 /// and how often a request that is safe to repeat may be repeated.
@@ -94,7 +95,8 @@ struct ProviderHTTP: Sendable {
     func transportError(_ error: HTTPClientError, operation: String) -> ProviderError {
         let code: ProviderError.Code
         switch error.code {
-        case .timeout, .connectTimeout: code = .timeout
+        case .timeout: code = .timeout
+        case .connectTimeout, .connectFailed, .dnsFailed: code = .unreachable
         case .cancelled: code = .cancelled
         case .responseTooLarge: code = .malformedResponse
         case .invalidRequest: code = .invalidRequest

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// A bearer token and when it stops being usable.
 struct CachedToken: Sendable {
     let value: Secret

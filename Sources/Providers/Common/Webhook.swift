@@ -1,4 +1,5 @@
 import Crypto
+public import PaymentsCore
 
 /// A webhook exactly as it arrived: headers and the raw body bytes.
 ///

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// A verified webhook, normalised: what happened to which order, payment or
 /// refund, and a key to de-duplicate deliveries (providers deliver at least once).
 public struct WebhookEvent: Sendable, Hashable {

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Webhook verification by provider name, for callers that route on the
 /// `{provider}` path segment (the gateway's `POST /webhooks/{provider}`, and
 /// `payql webhook verify`).

@@ -1,4 +1,5 @@
 import Foundation
+public import PaymentsCore
 
 /// A decimal number on the wire (Cashfree `order_amount`), kept as its exact
 /// text. Decodes from a JSON number — Foundation's `JSONDecoder` reads a

@@ -1,4 +1,5 @@
 public import HTTPClient
+public import PaymentsCore
 
 /// How to reach Instamojo (API v2) and with which credentials.
 public struct InstamojoConfiguration: Sendable {

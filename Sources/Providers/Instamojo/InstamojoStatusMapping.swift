@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Instamojo statuses → unified statuses (instamojo.md §3 and §6). Undocumented
 /// values are `.unknown(raw)` (needs reconciliation); no `default:`.
 enum InstamojoStatusMapping {

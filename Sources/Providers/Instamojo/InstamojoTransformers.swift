@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Pure functions between Instamojo's wire models and the domain. Amounts are
 /// decimal rupee strings, converted exactly.
 enum InstamojoTransformers {

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// The payment options of an Instamojo gateway order, for a custom checkout UI.
 /// (PayQL never sees a card number: card entry stays in the provider SDK.)
 public struct PaymentOptions: Sendable, Hashable {

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Instamojo's webhook MAC (instamojo.md §5): the body is form-urlencoded;
 /// `mac == hex(HMAC-SHA1(private salt, values of every other field joined by "|",
 /// ordered by field name))`. Empty values still take part (`||`), values are

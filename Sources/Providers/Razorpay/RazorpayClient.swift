@@ -1,5 +1,6 @@
 public import HTTPClient
 import Crypto
+public import PaymentsCore
 
 /// How to reach Razorpay and with which keys.
 public struct RazorpayConfiguration: Sendable {

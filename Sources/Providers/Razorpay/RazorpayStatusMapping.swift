@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Razorpay statuses → unified statuses (razorpay.md §3 and §6). Each raw
 /// status is first read into the documented set; anything else is
 /// `.unknown(raw)`, i.e. needs reconciliation. The switches have no default.

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Pure functions between Razorpay's wire models and PayQL's domain, with the
 /// amount conversion (integer paise, exact).
 enum RazorpayTransformers {

@@ -1,3 +1,4 @@
+import PaymentsCore
 /// Razorpay signatures (razorpay.md §5): extract the signed message and the
 /// presented signature; ``WebhookVerifier`` does the constant-time check.
 enum RazorpayWebhook {

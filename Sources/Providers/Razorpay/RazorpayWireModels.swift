@@ -1,3 +1,4 @@
+import PaymentsCore
 // Razorpay wire models: Codable DTOs only, property names exactly as on the
 // wire (shared/providers/razorpay.md §3). Amounts are integer paise.
 

@@ -1,4 +1,5 @@
 public import HTTPClient
+public import PaymentsCore
 
 /// How to reach Setu BBPS BillPay and with which credentials.
 public struct SetuConfiguration: Sendable {

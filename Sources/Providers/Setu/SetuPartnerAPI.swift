@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// The endpoints Setu calls on the merchant in the custom-payment flow
 /// (setu.md §5): `getPaymentStatus`, `refund` and (web flow) `getPaymentLink`,
 /// all under a base URL registered with Setu and authenticated by the static

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Setu bill-pay events → unified payment statuses (setu.md §6 and §9).
 /// Undocumented events are `.unknown(raw)`; no `default:`.
 enum SetuStatusMapping {

@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Pure functions between Setu's wire models and the domain.
 enum SetuTransformers {
     static let provider = ProviderName.setu

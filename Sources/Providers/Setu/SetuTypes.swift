@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// A payment mode as Setu's payment-event API spells it (setu.md §4.2).
 public enum SetuPaymentMode: String, Sendable, Hashable, CaseIterable {
     case internetBanking = "INTERNET BANKING"

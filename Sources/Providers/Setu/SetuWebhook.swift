@@ -1,3 +1,4 @@
+public import PaymentsCore
 /// Setu BillPay user-event webhooks carry no signature: a static key agreed
 /// over email arrives in `X-BILL-WEBHOOK-API-KEY` (setu.md §6, §8). It is
 /// compared in constant time; the body is not authenticated beyond that [H].

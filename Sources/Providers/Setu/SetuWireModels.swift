@@ -1,3 +1,4 @@
+import PaymentsCore
 // Setu BBPS BillPay (pre-built screens, custom payment) wire models
 // (setu.md §1–§7): Codable DTOs only, names as on the wire (camelCase).
 // Amounts are rupee strings ("3522.20"); some samples carry numbers.

@@ -1,6 +1,7 @@
 import Sandbox
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// The sandbox's faults (latency, timeout, 5xx, 429 with Retry-After, malformed
 /// body, dropped connection) each become the right typed error, without a hang
@@ -121,10 +122,12 @@ import Testing
             }
             #expect(error?.code.isTransient == true)
             #expect(error?.httpStatus == nil)
-            // Nothing listening at all is a network failure too, reported promptly.
+            // Nothing listening at all: the request never left (unreachable: nothing was done), reported promptly.
             let nowhere = RazorpayAdapter(configuration: RazorpayConfiguration(baseURL: "http://127.0.0.1:9", keyID: "k", keySecret: Secret("s"),
                                                                                webhookSecret: Secret("w"), transport: h.transport), client: h.client)
-            await expectProviderError(.network) { _ = try await nowhere.fetchOrder(id: "order_x") }
+            let refused = await expectProviderError(.unreachable) { _ = try await nowhere.fetchOrder(id: "order_x") }
+            #expect(refused?.code.outcome == .notDone)
+            #expect(error?.code.outcome == .unknown)
         }
     }
 }

@@ -3,6 +3,7 @@ import HTTPClient
 import Sandbox
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// One in-process sandbox on an ephemeral loopback port, one HTTP client, and
 /// the four adapters pointed at it. Every test gets its own, so tests share no state.

@@ -1,6 +1,7 @@
 import Sandbox
 import Testing
 @testable import Providers
+import PaymentsCore
 
 /// Every Setu bill-pay adapter operation against the sandbox over real HTTP.
 @Suite struct SetuSandboxTests {

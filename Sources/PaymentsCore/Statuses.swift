@@ -12,7 +12,7 @@ public enum OrderStatus: Sendable, Hashable, CustomStringConvertible {
     /// A raw status not in the provider's documented set.
     case unknown(String)
 
-    /// The GraphQL enum value (`PAID`); `unknown` is `UNKNOWN`.
+    /// The unified upper-case name (`PAID`) the public API uses; `unknown` is `UNKNOWN`.
     public var name: String {
         switch self {
         case .created: "CREATED"
@@ -55,7 +55,7 @@ public enum PaymentStatus: Sendable, Hashable, CustomStringConvertible {
     /// A raw status not in the provider's documented set: needs reconciliation.
     case unknown(String)
 
-    /// The GraphQL enum value.
+    /// The unified upper-case name the public API uses.
     public var name: String {
         switch self {
         case .created: "CREATED"
@@ -93,7 +93,7 @@ public enum RefundStatus: Sendable, Hashable, CustomStringConvertible {
     /// A raw status not in the provider's documented set: needs reconciliation.
     case unknown(String)
 
-    /// The GraphQL enum value.
+    /// The unified upper-case name the public API uses.
     public var name: String {
         switch self {
         case .pending: "PENDING"

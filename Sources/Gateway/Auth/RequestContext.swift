@@ -1,0 +1,46 @@
+public import Foundation
+public import GraphQL
+import Synchronization
+
+/// What every resolver of one request shares: the caller, the HTTP
+/// `Idempotency-Key` header, and the time spent waiting on providers and the
+/// database (reported in `extensions.timing`).
+public final class GatewayRequestContext: Sendable {
+    /// Who is calling.
+    public let principal: Principal
+    /// The `Idempotency-Key` request header, when sent.
+    public let idempotencyHeader: String?
+    /// Nanoseconds spent in provider calls.
+    let providerNanoseconds = Atomic<Int64>(0)
+    /// Nanoseconds spent in database calls of services.
+    let databaseNanoseconds = Atomic<Int64>(0)
+
+    /// A context for `principal`.
+    public init(principal: Principal, idempotencyHeader: String?) {
+        self.principal = principal
+        self.idempotencyHeader = idempotencyHeader
+    }
+
+    /// Runs `body`, adding its duration to the provider time.
+    func timingProvider<T>(_ body: () async throws -> T) async rethrows -> T {
+        let started = ContinuousClock.now
+        defer { providerNanoseconds.add(Self.nanoseconds(since: started), ordering: .relaxed) }
+        return try await body()
+    }
+
+    static func nanoseconds(since started: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - started
+        let (seconds, attoseconds) = elapsed.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    }
+}
+
+extension ResolveInput {
+    /// The request's context; a resolver running without one is a wiring bug, reported as INTERNAL.
+    var gateway: GatewayRequestContext {
+        get throws(GatewayRequestError) {
+            guard let context = context as? GatewayRequestContext else { throw GatewayRequestError.internal("no request context") }
+            return context
+        }
+    }
+}
