@@ -26,6 +26,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: GraphQLContextProvider
+    private let authorizer: OperationAuthorizer?
     private let rootValue: any Sendable
     /// Operations and measures of recent (document, requested operation name) pairs,
     /// with the size variables the measures were computed for.
@@ -44,11 +45,13 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ///     `.immediate` provider, queries that need no waiting are answered on the
     ///     server thread.
     ///   - rootValue: what root resolvers receive as `source`.
+    ///   - authorizer: checked with the context before each operation runs (scopes per root field).
     public init(
         schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
         readiness: [ReadinessCheck] = [],
         context: GraphQLContextProvider = .none,
-        rootValue: any Sendable = JSONValue.null
+        rootValue: any Sendable = JSONValue.null,
+        authorizer: OperationAuthorizer? = nil
     ) {
         self.schema = schema
         self.configuration = configuration
@@ -59,6 +62,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.readinessChecks = readiness
         self.contextProvider = context
         self.rootValue = rootValue
+        self.authorizer = authorizer
         let latency = metrics.histogram(
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
@@ -169,6 +173,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var parameters: GraphQLRequestParameters
         var mediaType: GraphQLMediaType
         var operationLabel: String
+        var summary: OperationSummary
 
         /// The request as the engine takes it.
         var graphQLRequest: GraphQLRequest {
@@ -271,7 +276,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
         }
         return .execute(Prepared(
-            started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel))
+            started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel,
+            summary: OperationSummary(kind: kind, rootFields: resolved.rootFields)))
     }
 
     struct OperationKey: Hashable {
@@ -288,6 +294,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         /// The operation's own name (nil for an anonymous one).
         var name: String?
         var measure: OperationMeasure
+        /// The root fields selected, for the authorizer.
+        var rootFields: [String]
     }
 
     /// The operation and measure found earlier for this document and requested
@@ -310,7 +318,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         let measure = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
-        let known = KnownOperation(document: prepared, kind: operation.operation, name: operation.name?.value, measure: measure)
+        let known = KnownOperation(document: prepared, kind: operation.operation, name: operation.name?.value, measure: measure,
+                                   rootFields: OperationSummary.rootFields(of: operation, in: document))
         operations.write { table in
             if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
             table[key] = known
@@ -329,6 +338,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         } catch {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return .answered(failure, outcome: error.status >= 500 ? "server_error" : "request_error")
+        }
+        if let refusal = authorizer?.check(context, prepared.summary, request) {
+            return .answered(Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel), outcome: "request_error")
         }
         inFlight.value.add(1, ordering: .relaxed)
         defer { inFlight.value.subtract(1, ordering: .relaxed) }
@@ -350,6 +362,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         } catch {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
             return (failure, error.status >= 500 ? "server_error" : "request_error")
+        }
+        if let refusal = authorizer?.check(context, prepared.summary, request) {
+            return (Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel), "request_error")
         }
         let result = await engine.executeEncoded(
             prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)

@@ -1,3 +1,4 @@
+import Gateway
 import Postgres
 
 /// The database a `payql` command works against: the server named by a URL, or
@@ -5,20 +6,20 @@ import Postgres
 ///
 /// Options (each with its `PAYQL_*` fall-back; `DATABASE_URL` is also read):
 /// `--database-url URL`, `--data-dir DIR` (embedded cluster, default
-/// `.payql/postgres`), `--migrations DIR` (default `schema/migrations`).
+/// `.payql/postgres`), `--migrations DIR` (default: the migrations embedded in the binary).
 struct DatabaseSession {
     /// The pool every caller shares; shut down by `close()`.
     let pool: PostgresPool
     /// The cluster PayQL started, if it started one.
     let cluster: EmbeddedPostgres?
-    /// Where the migrations are read from.
-    let migrationsDirectory: String
+    /// Where the migrations are read from; nil: those embedded in the binary.
+    let migrationsDirectory: String?
     /// Where progress is logged.
     let logger: PostgresLogger
 
     /// Connects to `--database-url`/`DATABASE_URL`, or starts the embedded cluster.
     static func open(_ options: Options, logger: PostgresLogger) async throws -> DatabaseSession {
-        let migrations = options.string("migrations") ?? "schema/migrations"
+        let migrations = options.string("migrations")
         if let url = options.string("database-url") ?? Environment.get("DATABASE_URL") {
             return DatabaseSession(pool: try PostgresPool(url: url, logger: logger), cluster: nil,
                                    migrationsDirectory: migrations, logger: logger)
@@ -37,7 +38,10 @@ struct DatabaseSession {
 
     /// Applies the pending migrations; returns the ones applied now.
     func migrate() async throws -> [AppliedMigration] {
-        try await Migrator(directory: migrationsDirectory, logger: logger).migrate(using: pool)
+        if let migrationsDirectory {
+            return try await Migrator(directory: migrationsDirectory, logger: logger).migrate(using: pool)
+        }
+        return try await Migrator(migrations: try Gateway.migrations(), logger: logger).migrate(using: pool)
     }
 
     /// `nil` when the database answers `SELECT 1`, else why not (no secrets: libpq's message only).

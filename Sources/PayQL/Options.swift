@@ -53,6 +53,19 @@ struct Options {
         return Environment.get(Options.environmentName(name))
     }
 
+    /// Whether `name` was given on the command line (not the environment).
+    func isOnCommandLine(_ name: String) -> Bool { values[name] != nil }
+
+    /// A secret: only from the environment variable `PAYQL_NAME`, never from the command line
+    /// (where `ps` and shell history would show it).
+    func secret(_ name: String) throws -> String? {
+        guard !isOnCommandLine(name) else {
+            throw UsageError("--\(name) is a secret: set \(Options.environmentName(name)) in the environment instead")
+        }
+        guard let value = Environment.get(Options.environmentName(name)), !value.isEmpty else { return nil }
+        return value
+    }
+
     /// Every value given for a repeatable option (`--header a --header b`).
     func all(_ name: String) -> [String] { values[name] ?? [] }
 

@@ -9,7 +9,8 @@ enum PayQLCommand {
 
     commands:
       serve              run the GraphQL server (see README: Configuration)
-      migrate            apply schema/migrations to the database
+      migrate            apply the migrations (embedded; --migrations DIR to override)
+      keys               create, list and revoke API keys
       sandbox            run the provider simulators on loopback
       graphql format     print a GraphQL document in canonical form
       graphql validate   validate a document against a schema
@@ -30,6 +31,7 @@ enum PayQLCommand {
             switch command {
             case "serve": return try await ServeCommand.run(rest)
             case "migrate": return try await MigrateCommand.run(rest)
+            case "keys": return try await KeysCommand.run(rest)
             case "sandbox": return try await SandboxCommand.run(rest)
             case "graphql": return try await GraphQLCommand.run(rest, streams: streams)
             case "webhook": return try await WebhookCommand.run(rest, streams: streams)

@@ -1,11 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Gateway
 import GraphQL
 import GraphQLHTTP
+import HTTPClient
 import HTTPServer
 import JSON
 import Postgres
+import Sandbox
 
 /// `payql serve`: GraphQL over HTTP with the operations endpoints (docs/http.md).
 enum ServeCommand {
@@ -18,13 +21,18 @@ enum ServeCommand {
                        [--persisted-documents FILE.graphql ...]
                        [--max-depth 20] [--max-aliases 30] [--max-root-fields 20] [--max-cost 10000]
                        [--default-list-size 10] [--log-level debug|info|warning|error|off]
-                       [--workload DIR]   (serve a benchmark workload, e.g. ../shared/bench/graphql)
+                       [--workload DIR]   (serve a benchmark workload instead, e.g. ../shared/bench/graphql)
                        [--database-url URL | --data-dir .payql/postgres] [--migrations schema/migrations]
-                       [--migrate true|false] [--no-database]
+                       [--migrate true|false] [--no-database (with --workload only)]
+    \(ProviderOptions.usage)
+    Serves the payments API (schema/payql.graphql). Providers with credentials talk to their
+    base URL; with none configured (or --sandbox true) the provider simulators run in-process
+    on loopback, every unconfigured provider is wired to them, and development keys are
+    written to .payql/dev-keys on first start.
     Every option also reads PAYQL_<NAME> from the environment (e.g. PAYQL_PORT);
     DATABASE_URL is read too. With no database URL, a private PostgreSQL cluster is
-    started in --data-dir and stopped on exit. Migrations run at start unless
-    --migrate false. --no-database (implied by --workload) serves without one.
+    started in --data-dir and stopped on exit. Migrations (embedded in the binary, or
+    --migrations DIR) run at start unless --migrate false. --workload serves without a database.
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -35,26 +43,21 @@ enum ServeCommand {
         }
         guard options.positional.isEmpty else { throw UsageError("unexpected argument '\(options.positional[0])'\n\(usage)") }
         var settings = try ServeSettings(options)
-        let schema: GraphQLSchema
         if let directory = options.string("workload") {
             let workload = try ServeWorkload.load(directory: directory)
-            schema = workload.schema
             settings.graphQL.schemaSDL = workload.sdl
-        } else {
-            do {
-                schema = try ExampleSchema.make()
-            } catch {
-                printError("payql serve: the built-in schema is invalid:\n\(error)")
-                return 1
-            }
+            return try await serveWorkload(workload.schema, settings: settings, options: options)
         }
-        let database = try await openDatabase(options, settings)
-        let readiness = database.map { session in [ReadinessCheck(name: "postgres") { await session.readinessProblem() }] } ?? []
-        let handler = GraphQLHTTPHandler(schema: schema, configuration: settings.graphQL, readiness: readiness)
-        for path in settings.persistedDocuments {
-            let text = try readFile(path)
-            handler.persistedQueries.register(text)
+        if try options.bool("no-database") {
+            throw UsageError("the payments API needs PostgreSQL; --no-database is only for --workload")
         }
+        return try await serveGateway(settings: settings, options: options)
+    }
+
+    /// The benchmark workload schema, without a database.
+    private static func serveWorkload(_ schema: GraphQLSchema, settings: ServeSettings, options: Options) async throws -> Int32 {
+        let handler = GraphQLHTTPHandler(schema: schema, configuration: settings.graphQL)
+        for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
         let server = try HTTPServer(configuration: settings.http, handler: handler)
         logEvent(settings, "listening", [
             ("host", .string(settings.http.host)), ("port", .int(Int64(server.port))),
@@ -63,15 +66,72 @@ enum ServeCommand {
         let signal = await ServeSignals.waitForTermination()
         logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(server.activeRequests)))])
         await server.shutdown(gracePeriod: settings.shutdownGrace)
-        await database?.close()
         logEvent(settings, "stopped", [])
         return 0
+    }
+
+    /// The payments API: database, providers (or the in-process sandbox), gateway, server — started
+    /// in that order and stopped in reverse on SIGTERM/SIGINT.
+    private static func serveGateway(settings: ServeSettings, options: Options) async throws -> Int32 {
+        guard let database = try await openDatabase(options, settings) else { return 1 }
+        var sandbox: SandboxServer?
+        var client: HTTPClient?
+        var server: HTTPServer?
+        do {
+            var providerSettings = try ProviderOptions.settings(from: options)
+            let useSandbox = try options.bool("sandbox", default: providerSettings.isEmpty)
+            if useSandbox {
+                guard settings.http.port != 0 else { throw UsageError("--sandbox needs a fixed --port (the sandbox posts webhooks to it)") }
+                let started = try await ProviderOptions.startSandbox(options: options, payqlHost: settings.http.host, payqlPort: settings.http.port)
+                sandbox = started
+                providerSettings = ProviderOptions.sandboxSettings(started, keeping: providerSettings)
+            }
+            let httpClient = try HTTPClient()
+            client = httpClient
+            let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
+                                      configuration: settings.gateway)
+            var graphQL = settings.graphQL
+            graphQL.schemaSDL = Gateway.sdl
+            let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
+            let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, readiness: readiness,
+                                             context: gateway.contextProvider, authorizer: gateway.authorizer)
+            for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
+            let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
+            server = listening
+            let url = "http://\(settings.http.host):\(listening.port)"
+            logEvent(settings, "listening", [
+                ("host", .string(settings.http.host)), ("port", .int(Int64(listening.port))),
+                ("threads", .int(Int64(settings.http.threads))), ("graphql", .string(url + "/graphql")),
+                ("sandbox", sandbox.map { .string($0.baseURL) } ?? .null),
+            ])
+            if let sandbox {
+                try await DevKeys.announce(keys: gateway.keys, graphQLURL: url + "/graphql", sandboxURL: sandbox.baseURL,
+                                           directory: options.string("dev-keys-dir") ?? ".payql")
+            }
+            let signal = await ServeSignals.waitForTermination()
+            logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(listening.activeRequests)))])
+        } catch {
+            await stop(server: server, sandbox: sandbox, client: client, database: database, settings: settings)
+            throw error
+        }
+        await stop(server: server, sandbox: sandbox, client: client, database: database, settings: settings)
+        return 0
+    }
+
+    /// Stops in reverse order of start: the server (finishing in-flight requests), the sandbox,
+    /// the provider client, the database.
+    private static func stop(server: HTTPServer?, sandbox: SandboxServer?, client: HTTPClient?, database: DatabaseSession,
+                             settings: ServeSettings) async {
+        await server?.shutdown(gracePeriod: settings.shutdownGrace)
+        await sandbox?.shutdown()
+        await client?.shutdown()
+        await database.close()
+        logEvent(settings, "stopped", [])
     }
 
     /// Opens the database (embedded cluster unless a URL is given) and applies
     /// the migrations; nil with `--no-database` or `--workload`.
     private static func openDatabase(_ options: Options, _ settings: ServeSettings) async throws -> DatabaseSession? {
-        if try options.bool("no-database") || options.string("workload") != nil { return nil }
         let logger = PostgresLogger { level, message in
             guard let minimum = settings.logLevel, level >= .info, minimum <= .info || level >= .warning else { return }
             logEvent(settings, message, [("component", "postgres")])
@@ -117,7 +177,8 @@ enum ServeCommand {
 /// Everything `payql serve` reads from flags and `PAYQL_*`, validated.
 struct ServeSettings {
     var http = HTTPServerConfiguration(port: 8080)
-    var graphQL = GraphQLHTTPConfiguration(schemaSDL: ExampleSchema.sdl)
+    var graphQL = GraphQLHTTPConfiguration(schemaSDL: nil)
+    var gateway = GatewayConfiguration()
     var shutdownGrace: Duration = .seconds(10)
     var persistedDocuments: [String] = []
     /// `nil` when logging is off.

@@ -10,6 +10,19 @@ public struct Migration: Sendable, Equatable {
     public var fileName: String
     /// The SQL, run as one script through the simple query protocol.
     public var sql: String
+
+    /// A migration from its file name (`NNNN_name.sql`) and SQL; nil for a name not of that form.
+    public init?(fileName: String, sql: String) {
+        guard fileName.hasSuffix(".sql") else { return nil }
+        let stem = fileName.dropLast(4)
+        guard let underscore = stem.firstIndex(of: "_"),
+              stem[..<underscore].count >= 4, stem[..<underscore].allSatisfy(\.isASCII), stem[..<underscore].allSatisfy(\.isNumber),
+              let version = Int64(stem[..<underscore]), stem.index(after: underscore) < stem.endIndex else { return nil }
+        self.version = version
+        self.name = String(stem[stem.index(after: underscore)...])
+        self.fileName = fileName
+        self.sql = sql
+    }
 }
 
 /// What `Migrator.migrate` did with one migration.
@@ -32,8 +45,10 @@ public struct AppliedMigration: Sendable, Equatable {
 /// its own BEGIN/COMMIT, nor statements that cannot run in a transaction
 /// (`CREATE INDEX CONCURRENTLY`).
 public struct Migrator: Sendable {
-    /// The directory holding the `.sql` files.
+    /// The directory holding the `.sql` files (a description when the migrations were given in code).
     public var directory: String
+    /// Migrations given in code (embedded in the binary) instead of read from `directory`.
+    private var embedded: [Migration]?
     /// The table recording applied migrations (created if missing, in the first schema of `search_path`).
     public var tableName = "payql_schema_migrations"
     /// The `pg_advisory_lock` key shared by every PayQL instance.
@@ -46,9 +61,22 @@ public struct Migrator: Sendable {
         self.logger = logger
     }
 
+    /// A migrator for migrations carried in the binary (`source` names them in log lines).
+    public init(migrations: [Migration], source: String = "the embedded migrations", logger: PostgresLogger = .disabled) {
+        self.directory = source
+        self.embedded = migrations
+        self.logger = logger
+    }
+
     /// Reads and orders the migration files. Throws `.migrationFailed` for a missing
     /// directory, a `.sql` file not named `NNNN_name.sql`, or two files with one version.
     public func loadMigrations() throws -> [Migration] {
+        if let embedded {
+            for (index, migration) in embedded.enumerated() where embedded[..<index].contains(where: { $0.version == migration.version }) {
+                throw PostgresError(.migrationFailed, message: "two embedded migrations have the version \(migration.version)")
+            }
+            return embedded.sorted { $0.version < $1.version }
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -72,7 +100,10 @@ public struct Migrator: Sendable {
             if let other = migrations.first(where: { $0.version == version }) {
                 throw PostgresError(.migrationFailed, message: "migrations \(other.fileName) and \(fileName) have the same version \(version)")
             }
-            migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), fileName: fileName, sql: sql))
+            guard let migration = Migration(fileName: fileName, sql: sql) else {
+                throw PostgresError(.migrationFailed, message: "migration file '\(fileName)' is not named NNNN_name.sql")
+            }
+            migrations.append(migration)
         }
         return migrations.sorted { $0.version < $1.version }
     }

@@ -1,0 +1,148 @@
+public import GraphQL
+public import GraphQLHTTP
+public import HTTPServer
+import JSON
+public import Postgres
+
+/// PayQL's payments API: the served schema (schema/payql.graphql) with its resolvers,
+/// authentication by API key or client session, scope checks, and provider webhooks.
+///
+/// Owns no threads: `payql serve` wires it between the HTTP server, the PostgreSQL
+/// pool and the provider adapters, and shuts those down itself.
+public final class Gateway: Sendable {
+    /// The executable schema.
+    public let schema: GraphQLSchema
+    /// API keys and client sessions.
+    public let keys: APIKeys
+    let services: GatewayServices
+    let scopes: ScopeRequirements
+
+    /// The SDL served at `/schema.graphql`.
+    public static var sdl: String { EmbeddedSchema.sdl }
+
+    /// The migrations carried in the binary, in order.
+    public static func migrations() throws -> [Migration] {
+        try EmbeddedSchema.migrations.map { fileName, sql in
+            guard let migration = Migration(fileName: fileName, sql: sql) else {
+                throw GatewayRequestError.internal("embedded migration \(fileName) is not named NNNN_name.sql")
+            }
+            return migration
+        }
+    }
+
+    /// A gateway over `pool` and the configured `providers`.
+    public init(pool: PostgresPool, providers: ProviderRegistry, configuration: GatewayConfiguration = .init()) throws {
+        let keys = APIKeys(pool: pool, cacheLifetime: configuration.keyCacheLifetime)
+        let services = GatewayServices(pool: pool, configuration: configuration, providers: providers, keys: keys)
+        let scopes = try ScopeRequirements(sdl: EmbeddedSchema.sdl)
+        var set = ResolverSet(scopes: scopes)
+        QueryResolvers.register(&set, services: services)
+        ObjectResolvers.register(&set, services: services)
+        MutationResolvers.register(&set, services: services)
+        set.guardUnresolvedScopedFields()
+        for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
+        schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)
+        self.keys = keys
+        self.services = services
+        self.scopes = scopes
+    }
+
+    /// Builds each request's context from `Authorization: Bearer <key or session token>`;
+    /// no or an unknown token is 401 UNAUTHENTICATED.
+    public var contextProvider: GraphQLContextProvider {
+        let keys = self.keys
+        return .async { request throws(GraphQLHTTPError) in
+            guard let header = request.headers["authorization"] else {
+                throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "Send Authorization: Bearer <API key>.",
+                                       headers: ["www-authenticate": "Bearer"])
+            }
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "The Authorization header must be 'Bearer <API key>'.",
+                                       headers: ["www-authenticate": "Bearer"])
+            }
+            let principal: Principal?
+            do {
+                principal = try await keys.authenticate(String(parts[1]))
+            } catch {
+                throw GraphQLHTTPError(status: 503, code: "INTERNAL", message: "The key could not be checked (database unavailable); retry.")
+            }
+            guard let principal else {
+                throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "Unknown, revoked or expired API key.",
+                                       headers: ["www-authenticate": "Bearer"])
+            }
+            return GatewayRequestContext(principal: principal, idempotencyHeader: request.headers["idempotency-key"])
+        }
+    }
+
+    /// Refuses an operation whose root fields the caller's scopes do not allow (403 FORBIDDEN),
+    /// and an `Idempotency-Key` header on anything but a single mutation field.
+    public var authorizer: OperationAuthorizer {
+        let scopes = self.scopes
+        return OperationAuthorizer { context, operation, request in
+            guard let context = context as? GatewayRequestContext else {
+                return GraphQLHTTPError(status: 500, code: "INTERNAL", message: "No request context.")
+            }
+            let root = switch operation.kind {
+            case .query: "Query"
+            case .mutation: "Mutation"
+            case .subscription: "Subscription"
+            }
+            for field in operation.rootFields {
+                guard let required = scopes.fields["\(root).\(field)"] else { continue }
+                if !context.principal.holdsAny(of: required) {
+                    let error = GatewayRequestError.forbidden("\(root).\(field)", required: required)
+                    return GraphQLHTTPError(status: 403, code: error.code, message: error.message)
+                }
+            }
+            if context.idempotencyHeader != nil, operation.kind != .mutation || operation.rootFields.count != 1 {
+                return GraphQLHTTPError(status: 400, code: "BAD_USER_INPUT",
+                                        message: "The Idempotency-Key header is only for an operation with exactly one mutation field.")
+            }
+            return nil
+        }
+    }
+
+    /// The HTTP handler: `POST /webhooks/{provider}` here, everything else to `graphQL`.
+    public func httpHandler(graphQL: GraphQLHTTPHandler) -> any HTTPHandler {
+        GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks)
+    }
+}
+
+/// Routes provider webhooks to the gateway and the rest to GraphQL over HTTP.
+struct GatewayHTTPHandler: HTTPHandler {
+    let graphQL: GraphQLHTTPHandler
+    let webhooks: WebhookService
+    static let webhookPrefix = "/webhooks/"
+
+    func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
+        if request.path.hasPrefix(Self.webhookPrefix) { return nil }
+        return graphQL.respondImmediately(to: &request)
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard request.path.hasPrefix(Self.webhookPrefix) else { return await graphQL.handle(request) }
+        let provider = String(request.path.dropFirst(Self.webhookPrefix.count))
+        guard request.method == "POST" else {
+            return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": "POST"])
+        }
+        do {
+            let headers = request.headers.map { (name: $0.name, value: $0.value) }
+            switch try await webhooks.receive(provider: provider, headers: headers, body: request.body) {
+            case .accepted(let outcome): return Self.json(200, ["status": .string(outcome)])
+            case .duplicate: return Self.json(200, ["status": "DUPLICATE"])
+            case .rejected: return Self.json(401, ["error": "invalid signature"])
+            case .unknownProvider: return Self.json(404, ["error": "no such provider configured"])
+            }
+        } catch {
+            // Not stored: the provider retries later (its webhooks are at least once).
+            return Self.json(503, ["error": "the webhook could not be stored; retry"])
+        }
+    }
+
+    static func json(_ status: Int, _ object: JSONObject, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var all = headers
+        all.add(name: "content-type", value: "application/json")
+        return HTTPResponse(status: status, headers: all, body: JSONWriter.write(.object(object)))
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Postgres
+
+/// Everything resolvers call: the services and stores of one Gateway.
+struct GatewayServices: Sendable {
+    let pool: PostgresPool
+    let configuration: GatewayConfiguration
+    let providers: ProviderRegistry
+    let keys: APIKeys
+    let customerStore: CustomerStore
+    let orderStore: OrderStore
+    let paymentStore: PaymentStore
+    let customers: CustomerService
+    let orders: OrderService
+    let sessions: SessionService
+    let webhooks: WebhookService
+    let idempotency: IdempotencyKeys
+
+    init(pool: PostgresPool, configuration: GatewayConfiguration, providers: ProviderRegistry, keys: APIKeys) {
+        self.pool = pool
+        self.configuration = configuration
+        self.providers = providers
+        self.keys = keys
+        customerStore = CustomerStore(pool: pool)
+        orderStore = OrderStore(pool: pool)
+        paymentStore = PaymentStore(pool: pool)
+        customers = CustomerService(customers: customerStore, providers: providers)
+        orders = OrderService(orders: orderStore, payments: paymentStore, customers: customerStore, providers: providers,
+                              configuration: configuration)
+        sessions = SessionService(pool: pool, customers: customerStore, configuration: configuration)
+        webhooks = WebhookService(pool: pool, providers: providers)
+        idempotency = IdempotencyKeys(pool: pool)
+    }
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import Postgres
+
+/// An opaque Relay cursor over `(created_at, id)`: base64url of `k1:<microseconds>:<uuid>`.
+struct KeysetCursor: Sendable, Hashable {
+    var createdAt: PostgresTimestamp
+    var id: UUID
+
+    init(createdAt: PostgresTimestamp, id: UUID) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    /// Decodes a cursor PayQL made; nil for anything else.
+    init?(_ text: String) {
+        guard text.utf8.count <= 120 else { return nil }
+        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        guard let bytes = Encoding.bytes(base64: standard) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ":")
+        guard parts.count == 3, parts[0] == "k1", let micros = Int64(parts[1]), let id = UUID(uuidString: String(parts[2])) else { return nil }
+        self.init(createdAt: PostgresTimestamp(microsecondsSinceEpoch: micros), id: id)
+    }
+
+    /// The opaque text.
+    var text: String {
+        let standard = Encoding.base64(Array("k1:\(createdAt.microsecondsSinceEpoch):\(id.uuidString.lowercased())".utf8))
+        return String(standard.compactMap { $0 == "=" ? nil : $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    }
+}
+
+/// `first`/`after` of a connection field, checked: `first` in 0…100 (default 20).
+struct PageRequest: Sendable {
+    var first: Int
+    var after: KeysetCursor?
+    var newestFirst: Bool
+
+    static let maximum = 100
+
+    init(first: Int64?, after: String?, order: String?) throws(GatewayRequestError) {
+        let requested = first ?? 20
+        guard requested >= 0, requested <= Int64(Self.maximum) else {
+            throw .badInput("first must be between 0 and \(Self.maximum), got \(requested)")
+        }
+        self.first = Int(requested)
+        if let after {
+            guard let cursor = KeysetCursor(after) else { throw .badInput("after is not a cursor this server issued") }
+            self.after = cursor
+        }
+        newestFirst = order != "OLDEST_FIRST"
+    }
+}

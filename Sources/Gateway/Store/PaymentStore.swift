@@ -1,0 +1,198 @@
+import Foundation
+import PaymentsCore
+import Postgres
+import Providers
+
+/// Payments and refunds, and what they do to their order.
+struct PaymentStore: Sendable {
+    let pool: PostgresPool
+
+    static let paymentColumns: StaticString = """
+        id, order_id, provider, provider_payment_id, status, provider_status, method, amount_minor, currency, amount_refunded_minor, \
+        verified, verification_method, verified_at, error_code, error_description, failure_reason, failure_source, failure_step, \
+        bank_reference, client_reported_reward_status, captured_at, created_at, updated_at
+        """
+
+    static func payment(_ row: PostgresRow) throws -> PaymentRecord {
+        guard let provider = ProviderName(rawValue: try row.decode(String.self, at: 2)),
+              let currency = Currency.known(try row.decode(String.self, at: 8)) else {
+            throw GatewayRequestError.internal("a payment row holds an unknown provider or currency")
+        }
+        return PaymentRecord(
+            id: try row.decode(UUID.self, at: 0), orderID: try row.decode(UUID.self, at: 1), provider: provider,
+            providerPaymentID: try row.decode(String.self, at: 3), status: try row.decode(String.self, at: 4),
+            providerStatus: try row.decode(String?.self, at: 5), method: try row.decode(String?.self, at: 6),
+            amount: Amount(minorUnits: try row.decode(Int64.self, at: 7), currency: currency),
+            amountRefundedMinor: try row.decode(Int64.self, at: 9), verified: try row.decode(Bool.self, at: 10),
+            verificationMethod: try row.decode(String?.self, at: 11), verifiedAt: try row.decode(PostgresTimestamp?.self, at: 12),
+            errorCode: try row.decode(String?.self, at: 13), errorDescription: try row.decode(String?.self, at: 14),
+            failureReason: try row.decode(String?.self, at: 15), failureSource: try row.decode(String?.self, at: 16),
+            failureStep: try row.decode(String?.self, at: 17), bankReference: try row.decode(String?.self, at: 18),
+            clientReportedRewardStatus: try row.decode(Bool?.self, at: 19), capturedAt: try row.decode(PostgresTimestamp?.self, at: 20),
+            createdAt: try row.decode(PostgresTimestamp.self, at: 21), updatedAt: try row.decode(PostgresTimestamp.self, at: 22))
+    }
+
+    static let refundColumns: StaticString = """
+        id, payment_id, order_id, provider, provider_refund_id, reference, amount_minor, currency, status, provider_status, \
+        speed_requested, speed_processed, reason, note, initiated_by, failure_reason, created_at, updated_at, processed_at
+        """
+
+    static func refund(_ row: PostgresRow) throws -> RefundRecord {
+        guard let provider = ProviderName(rawValue: try row.decode(String.self, at: 3)),
+              let currency = Currency.known(try row.decode(String.self, at: 7)) else {
+            throw GatewayRequestError.internal("a refund row holds an unknown provider or currency")
+        }
+        return RefundRecord(
+            id: try row.decode(UUID.self, at: 0), paymentID: try row.decode(UUID.self, at: 1), orderID: try row.decode(UUID?.self, at: 2),
+            provider: provider, providerRefundID: try row.decode(String?.self, at: 4), reference: try row.decode(String.self, at: 5),
+            amount: Amount(minorUnits: try row.decode(Int64.self, at: 6), currency: currency), status: try row.decode(String.self, at: 8),
+            providerStatus: try row.decode(String?.self, at: 9), speedRequested: try row.decode(String?.self, at: 10),
+            speedProcessed: try row.decode(String?.self, at: 11), reason: try row.decode(String?.self, at: 12),
+            note: try row.decode(String?.self, at: 13), initiatedBy: try row.decode(String.self, at: 14),
+            failureReason: try row.decode(String?.self, at: 15), createdAt: try row.decode(PostgresTimestamp.self, at: 16),
+            updatedAt: try row.decode(PostgresTimestamp.self, at: 17), processedAt: try row.decode(PostgresTimestamp?.self, at: 18))
+    }
+
+    /// Payments of these orders, oldest first per order.
+    func payments(orderIDs: [UUID]) async throws -> [UUID: [PaymentRecord]] {
+        guard !orderIDs.isEmpty else { return [:] }
+        let rows = try await pool.query("""
+            SELECT \(sql: Self.paymentColumns) FROM payments WHERE order_id = ANY(\(orderIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            """)
+        var found: [UUID: [PaymentRecord]] = [:]
+        for row in rows { let payment = try Self.payment(row); found[payment.orderID, default: []].append(payment) }
+        return found
+    }
+
+    /// Payments by id.
+    func payments(ids: [UUID]) async throws -> [UUID: PaymentRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await pool.query("SELECT \(sql: Self.paymentColumns) FROM payments WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])")
+        var found: [UUID: PaymentRecord] = [:]
+        for row in rows { let payment = try Self.payment(row); found[payment.id] = payment }
+        return found
+    }
+
+    /// Refunds by id.
+    func refunds(ids: [UUID]) async throws -> [UUID: RefundRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await pool.query("SELECT \(sql: Self.refundColumns) FROM refunds WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])")
+        var found: [UUID: RefundRecord] = [:]
+        for row in rows { let refund = try Self.refund(row); found[refund.id] = refund }
+        return found
+    }
+
+    /// Refunds of these payments, oldest first.
+    func refunds(paymentIDs: [UUID]) async throws -> [UUID: [RefundRecord]] {
+        guard !paymentIDs.isEmpty else { return [:] }
+        let rows = try await pool.query("""
+            SELECT \(sql: Self.refundColumns) FROM refunds WHERE payment_id = ANY(\(paymentIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            """)
+        var found: [UUID: [RefundRecord]] = [:]
+        for row in rows { let refund = try Self.refund(row); found[refund.paymentID, default: []].append(refund) }
+        return found
+    }
+
+    /// Refunds of these orders, oldest first.
+    func refunds(orderIDs: [UUID]) async throws -> [UUID: [RefundRecord]] {
+        guard !orderIDs.isEmpty else { return [:] }
+        let rows = try await pool.query("""
+            SELECT \(sql: Self.refundColumns) FROM refunds WHERE order_id = ANY(\(orderIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            """)
+        var found: [UUID: [RefundRecord]] = [:]
+        for row in rows {
+            let refund = try Self.refund(row)
+            if let order = refund.orderID { found[order, default: []].append(refund) }
+        }
+        return found
+    }
+
+    /// How PayQL learned a payment's status.
+    enum Verification: String, Sendable {
+        case checkoutSignature = "CHECKOUT_SIGNATURE"
+        case providerStatusCheck = "PROVIDER_STATUS_CHECK"
+        case signedWebhook = "SIGNED_WEBHOOK"
+    }
+
+    /// Records what the provider says of a payment of `order` (locked by the caller) and moves
+    /// the order: PAID once verified captures reach its amount, ATTEMPTED/PENDING while paying.
+    /// Returns the payment and the order as they are now.
+    static func record(_ reported: ProviderPayment, for order: OrderRecord, verification: Verification, source: String,
+                       webhookEventID: UUID? = nil, on connection: PostgresConnection) async throws -> (PaymentRecord, OrderRecord) {
+        let status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
+        let existing = try await connection.query("""
+            SELECT \(sql: paymentColumns) FROM payments WHERE provider = \(reported.provider.rawValue) AND provider_payment_id = \(reported.id) FOR UPDATE
+            """).first.map(payment)
+        let payment: PaymentRecord
+        var movedTo: String?
+        if let existing {
+            let next = StatusTransitions.payment(from: existing.status, to: status)
+            movedTo = next
+            let rows = try await connection.query("""
+                UPDATE payments SET status = coalesce(\(next), status), provider_status = \(reported.rawStatus),
+                    method = coalesce(\(reported.method), method), verified = true,
+                    verification_method = coalesce(verification_method, \(verification.rawValue)), verified_at = coalesce(verified_at, now()),
+                    error_code = coalesce(\(reported.failure?.code), error_code),
+                    error_description = coalesce(\(reported.failure?.description), error_description),
+                    failure_reason = coalesce(\(reported.failure?.reason), failure_reason),
+                    failure_source = coalesce(\(reported.failure?.source), failure_source),
+                    failure_step = coalesce(\(reported.failure?.step), failure_step),
+                    captured_at = CASE WHEN \(next) = 'CAPTURED' THEN now() ELSE captured_at END, updated_at = now()
+                WHERE id = \(existing.id) RETURNING \(sql: paymentColumns)
+                """)
+            guard let row = rows.first else { throw GatewayRequestError.internal("the payment disappeared") }
+            payment = try Self.payment(row)
+        } else {
+            movedTo = status
+            let rows = try await connection.query("""
+                INSERT INTO payments (order_id, provider, provider_payment_id, status, provider_status, method, amount_minor, currency,
+                                      verified, verification_method, verified_at, error_code, error_description, failure_reason,
+                                      failure_source, failure_step, captured_at)
+                VALUES (\(order.id), \(reported.provider.rawValue), \(reported.id), \(status), \(reported.rawStatus), \(reported.method),
+                        \(reported.amount.minorUnits), \(reported.amount.currency.code), true, \(verification.rawValue), now(),
+                        \(reported.failure?.code), \(reported.failure?.description), \(reported.failure?.reason), \(reported.failure?.source),
+                        \(reported.failure?.step), CASE WHEN \(status) = 'CAPTURED' THEN now() END)
+                RETURNING \(sql: paymentColumns)
+                """)
+            guard let row = rows.first else { throw GatewayRequestError.internal("the payment was not stored") }
+            payment = try Self.payment(row)
+        }
+        var current = order
+        if let movedTo {
+            let kind = switch movedTo {
+            case "CAPTURED": "PAYMENT_CAPTURED"
+            case "AUTHORIZED": "PAYMENT_AUTHORIZED"
+            case "FAILED", "CANCELLED": "PAYMENT_FAILED"
+            default: "PAYMENT_ATTEMPTED"
+            }
+            try await OrderStore.appendEvent(orderID: order.id, kind: kind, status: order.status, previous: nil,
+                                             providerStatus: reported.rawStatus, source: source, paymentID: payment.id,
+                                             webhookEventID: webhookEventID, message: reported.failure?.description, on: connection)
+        }
+        // What was received on this order: verified captures in its currency.
+        let paid = try await connection.query("""
+            SELECT coalesce(sum(amount_minor), 0)::bigint FROM payments
+            WHERE order_id = \(order.id) AND verified AND currency = \(order.amount.currency.code)
+              AND status IN ('CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED')
+            """).single(Int64.self) ?? 0
+        if paid != current.amountPaidMinor {
+            _ = try await connection.query("UPDATE orders SET amount_paid_minor = \(paid), updated_at = now() WHERE id = \(order.id)")
+            current.amountPaidMinor = paid
+        }
+        let proposed: OrderStatusName? = if paid >= order.amount.minorUnits {
+            .paid
+        } else {
+            switch status {
+            case "PENDING", "CREATED": .attempted
+            case "AUTHORIZED": .pending
+            case "FAILED", "CANCELLED": .attempted
+            default: nil
+            }
+        }
+        if let proposed {
+            current = try await OrderStore.applyStatus(order: current, proposed: proposed, providerStatus: nil, source: source,
+                                                       paymentID: payment.id, webhookEventID: webhookEventID, on: connection)
+        }
+        return (payment, current)
+    }
+}

@@ -1,0 +1,57 @@
+public import GraphQL
+public import HTTPServer
+
+/// What an authorizer sees of an operation before it runs.
+public struct OperationSummary: Sendable, Equatable {
+    /// Query, mutation or subscription.
+    public var kind: OperationType
+    /// The root fields it selects (through fragments too), each once, in document order; `__typename` excluded.
+    public var rootFields: [String]
+
+    /// Creates the value from its fields.
+    public init(kind: OperationType, rootFields: [String]) {
+        self.kind = kind
+        self.rootFields = rootFields
+    }
+
+    /// The root field names `operation` selects in `document`, following fragment
+    /// spreads and inline fragments (validated documents have no fragment cycles;
+    /// a spread is still visited once).
+    static func rootFields(of operation: OperationDefinition, in document: Document) -> [String] {
+        var fragments: [String: FragmentDefinition] = [:]
+        for definition in document.definitions {
+            if case .fragment(let fragment) = definition { fragments[fragment.name.value] = fragment }
+        }
+        var names: [String] = []
+        var seen: Set<String> = []
+        var visited: Set<String> = []
+        func walk(_ selectionSet: SelectionSet) {
+            for selection in selectionSet.selections {
+                switch selection {
+                case .field(let field):
+                    let name = field.name.value
+                    if !name.hasPrefix("__"), seen.insert(name).inserted { names.append(name) }
+                case .inlineFragment(let inline):
+                    walk(inline.selectionSet)
+                case .fragmentSpread(let spread):
+                    guard visited.insert(spread.name.value).inserted, let fragment = fragments[spread.name.value] else { continue }
+                    walk(fragment.selectionSet)
+                }
+            }
+        }
+        walk(operation.selectionSet)
+        return names
+    }
+}
+
+/// Decides, once per request and before execution, whether the caller may run the
+/// operation (e.g. API-key scopes per root field). Returning an error refuses the
+/// whole operation with that error's status and code; nothing is executed.
+public struct OperationAuthorizer: Sendable {
+    let check: @Sendable (_ context: any Sendable, _ operation: OperationSummary, _ request: HTTPRequest) -> GraphQLHTTPError?
+
+    /// An authorizer running `check` with the request's resolver context.
+    public init(_ check: @escaping @Sendable (_ context: any Sendable, _ operation: OperationSummary, _ request: HTTPRequest) -> GraphQLHTTPError?) {
+        self.check = check
+    }
+}
