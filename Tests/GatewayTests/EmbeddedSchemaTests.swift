@@ -1,4 +1,8 @@
 import Foundation
+import HTTPClient
+import PaymentsCore
+import Postgres
+import Providers
 @testable import Gateway
 import Testing
 
