@@ -10,7 +10,7 @@ import Postgres
 struct DatabaseSession {
     /// The pool every caller shares; shut down by `close()`.
     let pool: PostgresPool
-    /// The cluster PayQL started, if it started one.
+    /// The embedded cluster, when no database URL was given.
     let cluster: EmbeddedPostgres?
     /// Where the migrations are read from; nil: those embedded in the binary.
     let migrationsDirectory: String?
@@ -54,7 +54,7 @@ struct DatabaseSession {
         }
     }
 
-    /// Closes the pool, then stops the embedded cluster if PayQL started it.
+    /// Closes the pool, then stops the embedded cluster unless another PayQL process still uses it.
     func close() async {
         pool.shutdown()
         if let cluster {

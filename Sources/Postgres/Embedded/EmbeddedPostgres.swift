@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +28,11 @@ public struct EmbeddedPostgresConfiguration: Sendable {
     public var systemUser: String = "postgres"
     /// Extra server settings passed at start (e.g. `fsync: off` for tests). Values: letters, digits, `._-/:`.
     public var serverSettings: [String: String] = [:]
+    /// How long `start` waits for server processes left behind by a killed
+    /// postmaster (a backend finishing a large INSERT keeps the shared memory,
+    /// and no new server can start until it exits) before ending them with
+    /// SIGQUIT, as PostgreSQL itself does to its children after a crash.
+    public var orphanedProcessGrace: Duration = .seconds(10)
 
     /// The defaults.
     public init() {}
@@ -36,6 +42,18 @@ public struct EmbeddedPostgresConfiguration: Sendable {
 /// first use, `pg_ctl start` on a private socket directory, `pg_ctl stop` at
 /// the end. Used by `payql serve`/`migrate` when no database URL is given,
 /// and by the test suites.
+///
+/// Several PayQL processes (and instances) may use one data directory; the
+/// last one to `stop()` stops the server. Who uses it is kept in flock locks
+/// next to the data directory (`<data>.lock` while starting or stopping,
+/// `<data>.users` for as long as an instance lives), which the kernel
+/// releases when a process dies: a server left running by a killed PayQL
+/// process has no user, so the next instance takes it over and stops it.
+/// `start` also survives the other leftovers of hard kills: a `postmaster.pid`
+/// naming a live process that is not this cluster's server, backends of a
+/// killed postmaster still holding its shared memory, and an `initdb` that was
+/// interrupted (it runs in `<data>.initdb-<pid>`, renamed into place only when
+/// complete).
 ///
 /// As root, the tools run as `systemUser` (`runuser -u postgres`); the data
 /// directory must then be reachable by that user, else a directory under
@@ -49,15 +67,18 @@ public final class EmbeddedPostgres: Sendable {
     public let socketDirectory: String
     /// The port (the TCP port with `.loopback`, else only part of the socket's name).
     public let port: Int
-    /// Whether this process started the server (and so stops it).
+    /// Whether this instance started the server process (false when it found one running:
+    /// shared with another PayQL process, or taken over from one that is gone).
     public let startedHere: Bool
     private let binDirectory: String
     private let runner: ProcessRunner
     private let logger: PostgresLogger
+    /// The shared lock on `<data>.users` that says this instance uses the cluster; nil once stopped.
+    private let users: Mutex<ClusterLockFile?>
 
     private init(
         configuration: EmbeddedPostgresConfiguration, dataDirectory: String, socketDirectory: String, port: Int,
-        startedHere: Bool, binDirectory: String, runner: ProcessRunner, logger: PostgresLogger
+        startedHere: Bool, binDirectory: String, runner: ProcessRunner, logger: PostgresLogger, users: ClusterLockFile
     ) {
         self.configuration = configuration
         self.dataDirectory = dataDirectory
@@ -67,6 +88,7 @@ public final class EmbeddedPostgres: Sendable {
         self.binDirectory = binDirectory
         self.runner = runner
         self.logger = logger
+        self.users = Mutex(users)
     }
 
     /// A libpq connection string for `database` (or the configured database).
@@ -79,9 +101,10 @@ public final class EmbeddedPostgres: Sendable {
         try PostgresConfiguration(connectionString: connectionString(database: database))
     }
 
-    /// Initialises the cluster if needed, starts it (or reuses the one already running
+    /// Initialises the cluster if needed, starts it (or uses the one already running
     /// on this data directory), and creates the database if missing.
-    /// Throws `.embeddedClusterFailed` with the tools' output when anything fails.
+    /// Throws `.embeddedClusterFailed` with the tools' output when anything fails;
+    /// a server it started is then stopped again.
     public static func start(_ configuration: EmbeddedPostgresConfiguration = .init(), logger: PostgresLogger = .disabled) async throws -> EmbeddedPostgres {
         for (name, value) in configuration.serverSettings {
             guard isSafeSetting(name), isSafeSetting(value) else {
@@ -106,60 +129,52 @@ public final class EmbeddedPostgres: Sendable {
             logger.log(.warning, "embedded postgres: \(dataDirectory) is not reachable by user '\(runAs ?? "")' (a parent directory is not traversable); using \(fallback) instead")
             dataDirectory = fallback
         }
-        try createDirectory(dataDirectory, owner: owner)
-
+        let parent = URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw PostgresError(.embeddedClusterFailed, message: "cannot create \(parent): \(error)")
+        }
         let socketDirectory = "/tmp/payql-pg-\(fnv1a(dataDirectory))"
         try createDirectory(socketDirectory, owner: owner)
 
+        // One PayQL process at a time initialises, starts or stops this cluster.
+        let startLock = try ClusterLockFile(path: dataDirectory + ".lock")
+        defer { startLock.close() }
+        try await startLock.lock(exclusive: true, timeout: .seconds(180), holder: "another PayQL process starting or stopping the cluster")
+        // Every instance using the cluster holds `users` shared: if exclusive is granted, nobody
+        // does, and a server running now was left by PayQL processes that are gone.
+        let users = try ClusterLockFile(path: dataDirectory + ".users")
+        let alone = users.tryLock(exclusive: true)
+        guard users.tryLock(exclusive: false) else {
+            throw PostgresError(.embeddedClusterFailed, message: "cannot take the shared lock \(users.path)")
+        }
+
         let runner = ProcessRunner(runAs: runAs)
-        let pgctl = binDirectory + "/pg_ctl"
-        if !FileManager.default.fileExists(atPath: dataDirectory + "/PG_VERSION") {
-            logger.log(.info, "embedded postgres: initdb \(dataDirectory)")
-            let output = try await runner.run(binDirectory + "/initdb", [
-                "-D", dataDirectory, "-U", configuration.user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
-            ])
-            guard output.status == 0 else {
-                throw PostgresError(.embeddedClusterFailed, message: "initdb failed (status \(output.status)): \(output.text.trimmingTrailingNewlines)")
-            }
+        let site = Site(
+            configuration: configuration, dataDirectory: dataDirectory, socketDirectory: socketDirectory,
+            binDirectory: binDirectory, owner: owner, runner: runner, logger: logger)
+        let server: (port: Int, socketDirectory: String, startedHere: Bool)
+        do {
+            try await site.initialiseIfNeeded()
+            server = try await site.startOrReuse(alone: alone)
+        } catch {
+            users.close()
+            throw error
         }
+        startLock.close()
 
-        var port: Int
-        switch configuration.listen {
-        case .socketOnly: port = 40000 + Int(fnv1aValue(dataDirectory) % 10000)
-        case .loopback(let fixed): port = try fixed ?? freeLoopbackPort()
-        }
-
-        let status = try await runner.run(pgctl, ["status", "-D", dataDirectory])
-        let running = status.status == 0
-        if running {
-            // postmaster.pid's 4th line is the port the running server actually uses.
-            let lines = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8))?.split(separator: "\n", omittingEmptySubsequences: false) ?? []
-            if lines.count > 3, let runningPort = Int(lines[3].trimmingCharacters(in: .whitespaces)) { port = runningPort }
-            logger.log(.info, "embedded postgres: reusing the server already running on \(dataDirectory) (port \(port))")
-        } else {
-            var options = ["-c unix_socket_directories=\(socketDirectory)", "-p \(port)", "-c unix_socket_permissions=0700"]
-            switch configuration.listen {
-            case .socketOnly: options.append("-c listen_addresses=''")
-            case .loopback: options.append("-c listen_addresses=127.0.0.1")
-            }
-            for (name, value) in configuration.serverSettings.sorted(by: { $0.key < $1.key }) {
-                options.append("-c \(name)=\(value)")
-            }
-            logger.log(.info, "embedded postgres: starting on \(socketDirectory) port \(port)")
-            let output = try await runner.run(pgctl, [
-                "start", "-w", "-t", "60", "-D", dataDirectory, "-l", dataDirectory + "/payql-postgres.log",
-                "-o", options.joined(separator: " "),
-            ])
-            guard output.status == 0 else {
-                let log = (try? String(contentsOfFile: dataDirectory + "/payql-postgres.log", encoding: .utf8))?.suffix(2000) ?? ""
-                throw PostgresError(.embeddedClusterFailed, message: "pg_ctl start failed (status \(output.status)): \(output.text.trimmingTrailingNewlines)\n\(log)")
-            }
-        }
         let cluster = EmbeddedPostgres(
-            configuration: configuration, dataDirectory: dataDirectory, socketDirectory: socketDirectory, port: port,
-            startedHere: !running, binDirectory: binDirectory, runner: runner, logger: logger
+            configuration: configuration, dataDirectory: dataDirectory, socketDirectory: server.socketDirectory, port: server.port,
+            startedHere: server.startedHere, binDirectory: binDirectory, runner: runner, logger: logger, users: users
         )
-        try await cluster.createDatabase(configuration.database)
+        do {
+            try await cluster.createDatabase(configuration.database)
+        } catch {
+            // Nothing is left running that nobody will stop (unless another PayQL process uses it).
+            try? await cluster.stop()
+            throw error
+        }
         return cluster
     }
 
@@ -177,10 +192,24 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    /// Stops the server with `pg_ctl stop -m fast` if this process started it
-    /// (or always, with `force`). Connections still open are terminated.
+    /// Stops the server with `pg_ctl stop -m fast` unless another PayQL process
+    /// or instance still uses it (or always, with `force`). Connections still
+    /// open are terminated. Later calls do nothing (unless forced).
     public func stop(force: Bool = false) async throws {
-        guard startedHere || force else { return }
+        let users = self.users.withLock { users in
+            defer { users = nil }
+            return users
+        }
+        defer { users?.close() }
+        guard users != nil || force else { return }
+        let startLock = try ClusterLockFile(path: dataDirectory + ".lock")
+        defer { startLock.close() }
+        try await startLock.lock(exclusive: true, timeout: .seconds(180), holder: "another PayQL process starting or stopping the cluster")
+        // Under the start lock nobody else converts a lock on `users`: refused means another user.
+        guard users?.tryLock(exclusive: true) == true || force else {
+            logger.log(.info, "embedded postgres: leaving \(dataDirectory) running: another PayQL process still uses it")
+            return
+        }
         logger.log(.info, "embedded postgres: stopping \(dataDirectory)")
         let output = try await runner.run(binDirectory + "/pg_ctl", ["stop", "-w", "-t", "60", "-m", "fast", "-D", dataDirectory])
         guard output.status == 0 else {
@@ -238,7 +267,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// `mkdir -p`, then (as root) hands the leaf to the PostgreSQL user, mode 0700.
-    private static func createDirectory(_ path: String, owner: (uid: uid_t, gid: gid_t)?) throws {
+    static func createDirectory(_ path: String, owner: (uid: uid_t, gid: gid_t)?) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -259,7 +288,7 @@ public final class EmbeddedPostgres: Sendable {
         _ = chmod(path, 0o700)
     }
 
-    private static func freeLoopbackPort() throws -> Int {
+    static func freeLoopbackPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw PostgresError(.embeddedClusterFailed, message: "socket() failed: errno \(errno)") }
         defer { close(fd) }

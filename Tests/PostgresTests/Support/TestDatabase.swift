@@ -25,15 +25,25 @@ enum TestDatabase {
 
     /// Starts a cluster of its own (for tests that restart the server), under this process's directory.
     static func startCluster(name: String) async throws -> EmbeddedPostgres {
+        let cluster = try await EmbeddedPostgres.start(configuration(name: name))
+        stopAtExit(dataDirectory: cluster.dataDirectory, socketDirectory: cluster.socketDirectory)
+        return cluster
+    }
+
+    /// The configuration of the cluster `name` under this process's directory (not started).
+    static func configuration(name: String) -> EmbeddedPostgresConfiguration {
         var configuration = EmbeddedPostgresConfiguration()
         configuration.dataDirectory = processDirectory + "/" + name
         configuration.serverSettings = ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "200"]
-        let cluster = try await EmbeddedPostgres.start(configuration)
+        return configuration
+    }
+
+    /// Makes sure a cluster in `dataDirectory` (started by this test process or by a child of it) is stopped at exit.
+    static func stopAtExit(dataDirectory: String, socketDirectory: String = "") {
         startedClusters.withLock { clusters in
             if clusters.isEmpty { atexit { TestDatabase.stopAllClusters() } }
-            clusters.append((cluster.dataDirectory, cluster.socketDirectory))
+            if !clusters.contains(where: { $0.data == dataDirectory }) { clusters.append((dataDirectory, socketDirectory)) }
         }
-        return cluster
     }
 
     /// `/tmp/payql-pgtests-<pid>`: unique per run, recognisable for clean-up.
@@ -67,7 +77,7 @@ enum TestDatabase {
         guard let bin = try? binDirectory() else { return }
         for directory in directories {
             stopCluster(directory: directory.data, bin: bin)
-            _ = rmdir(directory.socket)
+            if !directory.socket.isEmpty { _ = rmdir(directory.socket) }
         }
         try? FileManager.default.removeItem(atPath: processDirectory)
     }
