@@ -17,7 +17,7 @@ import Glibc
         let directory = configuration.dataDirectory
         TestDatabase.stopAtExit(dataDirectory: directory)
         let serve = try TestProcesses.startPayQL([
-            "serve", "--data-dir", directory, "--port", "0", "--threads", "1", "--migrate", "false",
+            "serve", "--data-dir", directory, "--port", "0", "--threads", "1", "--sandbox", "false",
         ])
         let output = await TestProcesses.waitForOutput(serve, containing: #""msg":"listening""#)
         guard output != nil else {
