@@ -103,6 +103,14 @@ public final class Gateway: Sendable {
         }
     }
 
+    /// `extensions.timing` on every executed operation: totalMs, providerMs, databaseMs, gatewayMs.
+    public var responseExtensions: ResponseExtensions {
+        ResponseExtensions { context, elapsed in
+            guard let context = context as? GatewayRequestContext else { return nil }
+            return ["timing": .object(context.timing(total: elapsed))]
+        }
+    }
+
     /// The HTTP handler: `POST /webhooks/{provider}` here, everything else to `graphQL`.
     public func httpHandler(graphQL: GraphQLHTTPHandler) -> any HTTPHandler {
         GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks)

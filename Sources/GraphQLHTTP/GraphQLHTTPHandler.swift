@@ -27,6 +27,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     let readinessChecks: [ReadinessCheck]
     private let contextProvider: GraphQLContextProvider
     private let authorizer: OperationAuthorizer?
+    private let extensions: ResponseExtensions?
     private let rootValue: any Sendable
     /// Operations and measures of recent (document, requested operation name) pairs,
     /// with the size variables the measures were computed for.
@@ -46,12 +47,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ///     server thread.
     ///   - rootValue: what root resolvers receive as `source`.
     ///   - authorizer: checked with the context before each operation runs (scopes per root field).
+    ///   - extensions: added to every executed operation's response (needs the async path: set with an `.async` context).
     public init(
         schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
         readiness: [ReadinessCheck] = [],
         context: GraphQLContextProvider = .none,
         rootValue: any Sendable = JSONValue.null,
-        authorizer: OperationAuthorizer? = nil
+        authorizer: OperationAuthorizer? = nil,
+        extensions: ResponseExtensions? = nil
     ) {
         self.schema = schema
         self.configuration = configuration
@@ -63,6 +66,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.contextProvider = context
         self.rootValue = rootValue
         self.authorizer = authorizer
+        self.extensions = extensions
         let latency = metrics.histogram(
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
@@ -368,7 +372,11 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         let result = await engine.executeEncoded(
             prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
-        return respond(result, prepared: prepared)
+        var (response, outcome) = respond(result, prepared: prepared)
+        if let extensions, let added = extensions.make(context, ContinuousClock.now - prepared.started) {
+            response.body = ResponseExtensions.append(added, to: response.body)
+        }
+        return (response, outcome)
     }
 
     /// Turns an execution's encoded response into the HTTP response: no `data`

@@ -1,5 +1,6 @@
 public import GraphQL
 public import HTTPServer
+public import JSON
 
 /// What an authorizer sees of an operation before it runs.
 public struct OperationSummary: Sendable, Equatable {
@@ -53,5 +54,28 @@ public struct OperationAuthorizer: Sendable {
     /// An authorizer running `check` with the request's resolver context.
     public init(_ check: @escaping @Sendable (_ context: any Sendable, _ operation: OperationSummary, _ request: HTTPRequest) -> GraphQLHTTPError?) {
         self.check = check
+    }
+}
+
+/// Adds an `extensions` entry to each executed operation's response, computed from
+/// the request's context once execution is over (e.g. timings). Returning nil adds nothing.
+public struct ResponseExtensions: Sendable {
+    let make: @Sendable (_ context: any Sendable, _ elapsed: Duration) -> JSONObject?
+
+    /// Extensions from the context and the time since the request arrived.
+    public init(_ make: @escaping @Sendable (_ context: any Sendable, _ elapsed: Duration) -> JSONObject?) {
+        self.make = make
+    }
+
+    /// `body` (a JSON object) with `"extensions": extensions` added before its closing brace.
+    static func append(_ extensions: JSONObject, to body: [UInt8]) -> [UInt8] {
+        guard body.last == UInt8(ascii: "}") else { return body }
+        var output = body
+        output.removeLast()
+        if output.count > 1 { output.append(UInt8(ascii: ",")) }
+        output.append(contentsOf: "\"extensions\":".utf8)
+        JSONWriter.write(.object(extensions), into: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 }

@@ -1,5 +1,7 @@
 public import Foundation
 public import GraphQL
+import JSON
+public import Postgres
 import Synchronization
 
 /// What every resolver of one request shares: the caller, the HTTP
@@ -12,8 +14,8 @@ public final class GatewayRequestContext: Sendable {
     public let idempotencyHeader: String?
     /// Nanoseconds spent in provider calls.
     let providerNanoseconds = Atomic<Int64>(0)
-    /// Nanoseconds spent in database calls of services.
-    let databaseNanoseconds = Atomic<Int64>(0)
+    /// Time spent in PostgreSQL by this request's resolvers (bound around each one, see ``ResolverSet``).
+    let databaseTime = PostgresTimeAccount()
 
     /// A context for `principal`.
     public init(principal: Principal, idempotencyHeader: String?) {
@@ -27,6 +29,23 @@ public final class GatewayRequestContext: Sendable {
         defer { providerNanoseconds.add(Self.nanoseconds(since: started), ordering: .relaxed) }
         return try await body()
     }
+
+    /// `extensions.timing`: total, provider and database milliseconds, and the gateway's own
+    /// share (total − provider). Database time sums concurrent statements.
+    func timing(total: Duration) -> JSONObject {
+        let (seconds, attoseconds) = total.components
+        let totalNanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        let provider = providerNanoseconds.load(ordering: .relaxed)
+        return [
+            "totalMs": .double(Self.milliseconds(totalNanoseconds)),
+            "providerMs": .double(Self.milliseconds(provider)),
+            "databaseMs": .double(Self.milliseconds(databaseTime.nanoseconds)),
+            "gatewayMs": .double(Self.milliseconds(max(0, totalNanoseconds - provider))),
+        ]
+    }
+
+    /// Milliseconds with microsecond precision.
+    static func milliseconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds / 1000) / 1000 }
 
     static func nanoseconds(since started: ContinuousClock.Instant) -> Int64 {
         let elapsed = ContinuousClock.now - started

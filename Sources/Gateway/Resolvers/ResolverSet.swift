@@ -1,5 +1,6 @@
 import GraphQL
 import JSON
+import Postgres
 
 /// Collects the Gateway's resolvers, wrapping each field that carries
 /// `@requiresScope` with its check (object fields: null + FORBIDDEN field error;
@@ -17,7 +18,13 @@ struct ResolverSet {
 
     /// A synchronous resolver (no waiting).
     mutating func sync(_ type: String, _ field: String, _ body: @escaping @Sendable (ResolveInput) throws -> (any Sendable)?) {
-        add(type, field, .sync(guarded(type, field, body)))
+        let guardedBody = guarded(type, field, body)
+        add(type, field, .sync { input in
+            let value = try guardedBody(input)
+            // A batch load runs when awaited: bind the request's database clock around it.
+            guard let deferred = value as? Deferred, let account = (input.context as? GatewayRequestContext)?.databaseTime else { return value }
+            return Deferred { try await PostgresTimeAccount.$current.withValue(account) { try await deferred.run() } }
+        })
     }
 
     /// An asynchronous resolver.
@@ -25,7 +32,8 @@ struct ResolverSet {
         let required = objectFieldScopes(type, field)
         add(type, field, .async { input in
             if let required { try Self.check(input, required, type, field) }
-            return try await body(input)
+            let account = (input.context as? GatewayRequestContext)?.databaseTime
+            return try await PostgresTimeAccount.$current.withValue(account) { try await body(input) }
         })
     }
 

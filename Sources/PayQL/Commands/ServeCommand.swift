@@ -94,7 +94,8 @@ enum ServeCommand {
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
             let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, readiness: readiness,
-                                             context: gateway.contextProvider, authorizer: gateway.authorizer)
+                                             context: gateway.contextProvider, authorizer: gateway.authorizer,
+                                             extensions: gateway.responseExtensions)
             for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
             let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
             server = listening

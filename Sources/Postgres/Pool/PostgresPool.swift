@@ -126,6 +126,9 @@ public final class PostgresPool: @unchecked Sendable {
         if startsTransactionControl(query.sql) {
             throw PostgresError(.invalidInput, message: "transaction control on a shared connection; use withTransaction or withConnection", query: query.description)
         }
+        let account = PostgresTimeAccount.current
+        let started = account == nil ? nil : ContinuousClock.now
+        defer { if let account, let started { account.add(since: started) } }
         let (slot, connection) = try await acquire(.shared, site: LeaseSite(file: file, line: line))
         defer { release(slot: slot, connection: connection, kind: .shared) }
         // With other statements in flight, tasks resumed together are likely to send together:
@@ -142,6 +145,9 @@ public final class PostgresPool: @unchecked Sendable {
         file: String = #fileID, line: Int = #line,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let account = PostgresTimeAccount.current
+        let started = account == nil ? nil : ContinuousClock.now
+        defer { if let account, let started { account.add(since: started) } }
         let (slot, connection) = try await acquire(.exclusive, site: LeaseSite(file: file, line: line))
         do {
             let result = try await body(connection)

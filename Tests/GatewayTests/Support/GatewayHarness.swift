@@ -83,7 +83,8 @@ final class GatewayHarness: Sendable {
         var graphQL = GraphQLHTTPConfiguration()
         graphQL.schemaSDL = Gateway.sdl
         handler.set(gateway.httpHandler(graphQL: GraphQLHTTPHandler(
-            schema: gateway.schema, configuration: graphQL, context: gateway.contextProvider, authorizer: gateway.authorizer)))
+            schema: gateway.schema, configuration: graphQL, context: gateway.contextProvider, authorizer: gateway.authorizer,
+                                             extensions: gateway.responseExtensions)))
         let keys = [
             try await gateway.keys.create(name: "test secret", scopes: [.secret]).key,
             try await gateway.keys.create(name: "test publishable", scopes: [.publishable]).key,

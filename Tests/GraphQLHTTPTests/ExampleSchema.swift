@@ -1,12 +1,14 @@
-public import GraphQL
+import GraphQL
 import JSON
 import Synchronization
 
-/// The small schema `payql serve` offers until the payments schema exists,
-/// and that the GraphQL-over-HTTP tests run against. Orders live in memory.
-public enum ExampleSchema {
+/// The small schema the GraphQL-over-HTTP tests run against (it was `payql serve`'s
+/// before the payments API; no served schema may keep unbounded state in memory,
+/// and this one does: its orders live in an array). Also keeps the reproductions of
+/// the hostile-number crashes (`hello(name:)` with a huge number).
+enum ExampleSchema {
     /// The SDL (also what `GET /schema.graphql` serves).
-    public static let sdl = """
+    static let sdl = """
     "PayQL's built-in example schema, served until the payments schema lands."
     type Query {
       "A greeting."
@@ -48,7 +50,7 @@ public enum ExampleSchema {
     """
 
     /// A fresh schema with its own in-memory orders (three seeded).
-    public static func make() throws(SchemaError) -> GraphQLSchema {
+    static func make() throws(SchemaError) -> GraphQLSchema {
         let store = Mutex<[JSONValue]>((1...3).map { number in
             order(id: "ord_\(number)", amountMinor: Int64(number) * 10_000, currency: "INR", status: number == 1 ? "PAID" : "CREATED")
         })
