@@ -4,11 +4,11 @@ import Glibc
 import Foundation
 import Gateway
 
-/// The development keys `payql serve` makes on first start with the sandbox: one
+/// The development keys `payql serve` makes on first start with the sandbox (or `--dev-keys true`): one
 /// SECRET, one PUBLISHABLE and one OPS key, written to `<dir>/dev-keys` (mode 0600)
 /// and printed with a first call to try. Kept across restarts while they still work.
 enum DevKeys {
-    static func announce(keys: APIKeys, graphQLURL: String, sandboxURL: String, directory: String) async throws {
+    static func announce(keys: APIKeys, graphQLURL: String, sandboxURL: String?, directory: String) async throws {
         let path = directory + "/dev-keys"
         var secret = existingSecretKey(at: path)
         if let current = secret, try await keys.authenticate(current) == nil { secret = nil }
@@ -30,7 +30,7 @@ enum DevKeys {
         }
         guard let secret else { return }
         print("""
-            PayQL is serving the payments API at \(graphQLURL) (providers: the sandbox at \(sandboxURL)).
+            PayQL is serving the payments API at \(graphQLURL)\(sandboxURL.map { " (providers: the sandbox at \($0))" } ?? "").
             Development keys: \(path) (SECRET, PUBLISHABLE, OPS). Try:
               curl -s \(graphQLURL) -H 'content-type: application/json' -H "authorization: Bearer $(grep SECRET \(path) | cut -d= -f2)" \\
                 -d '{"query":"mutation { createOrder(input: {amount: {amount: \\"50000\\"}, provider: RAZORPAY}) { order { id receipt providerOrderId status } userErrors { code message } } }"}'

@@ -8,7 +8,7 @@ import Sandbox
 /// are all present; one with only some of them is a usage error (never half-configured).
 enum ProviderOptions {
     static let usage = """
-                           [--sandbox true|false] [--sandbox-port 0] [--dev-keys-dir .payql]
+                           [--sandbox true|false] [--sandbox-port 0] [--dev-keys true|false] [--dev-keys-dir .payql]
                            [--razorpay-key-id ID] [--razorpay-base-url URL]     secrets: PAYQL_RAZORPAY_KEY_SECRET, PAYQL_RAZORPAY_WEBHOOK_SECRET
                            [--cashfree-client-id ID] [--cashfree-base-url URL]  secrets: PAYQL_CASHFREE_CLIENT_SECRET
                            [--instamojo-client-id ID] [--instamojo-base-url URL] secrets: PAYQL_INSTAMOJO_CLIENT_SECRET, PAYQL_INSTAMOJO_SALT

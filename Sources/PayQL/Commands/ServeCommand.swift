@@ -105,8 +105,8 @@ enum ServeCommand {
                 ("threads", .int(Int64(settings.http.threads))), ("graphql", .string(url + "/graphql")),
                 ("sandbox", sandbox.map { .string($0.baseURL) } ?? .null),
             ])
-            if let sandbox {
-                try await DevKeys.announce(keys: gateway.keys, graphQLURL: url + "/graphql", sandboxURL: sandbox.baseURL,
+            if try options.bool("dev-keys", default: sandbox != nil) {
+                try await DevKeys.announce(keys: gateway.keys, graphQLURL: url + "/graphql", sandboxURL: sandbox?.baseURL,
                                            directory: options.string("dev-keys-dir") ?? ".payql")
             }
             let signal = await ServeSignals.waitForTermination()
