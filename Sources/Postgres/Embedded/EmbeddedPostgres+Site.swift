@@ -46,24 +46,15 @@ extension EmbeddedPostgres {
             let parent = url.deletingLastPathComponent().path
             let leftoverPrefix = url.lastPathComponent + ".initdb-"
             for entry in (try? files.contentsOfDirectory(atPath: parent)) ?? [] where entry.hasPrefix(leftoverPrefix) {
-                let path = parent + "/" + entry
-                logger.log(.warning, "embedded postgres: removing \(path), left by an initdb that was interrupted")
-                let stragglers = ServerProcesses.processes(using: path).filter {
-                    ["initdb", "postgres", "runuser"].contains(ServerProcesses.executableName(of: $0) ?? "")
-                }
-                for pid in stragglers { kill(pid, SIGKILL) }
-                _ = await ServerProcesses.waitForExit(stragglers, timeout: .seconds(5))
-                do {
-                    try files.removeItem(atPath: path)
-                } catch {
-                    throw PostgresError(.embeddedClusterFailed, message: "cannot remove \(path), left by an interrupted initdb: \(error)")
-                }
+                try await removeLeftover(parent + "/" + entry)
             }
             guard !files.fileExists(atPath: dataDirectory + "/PG_VERSION") else { return }
             if let entries = try? files.contentsOfDirectory(atPath: dataDirectory), !entries.isEmpty {
                 throw PostgresError(.embeddedClusterFailed, message: "\(dataDirectory) is not empty but holds no PostgreSQL cluster (no PG_VERSION); remove it or choose another data directory")
             }
-            let temporary = parent + "/" + leftoverPrefix + String(getpid())
+            // The pid and a random part: a process of an earlier attempt still running must never
+            // find its directory again, even if our pid is the one its payql had.
+            let temporary = parent + "/" + leftoverPrefix + "\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
             try EmbeddedPostgres.createDirectory(temporary, owner: owner)
             logger.log(.info, "embedded postgres: initdb \(dataDirectory)")
             let output = try await runner.run(binDirectory + "/initdb", [
@@ -78,6 +69,33 @@ extension EmbeddedPostgres {
                 let reason = String(cString: strerror(errno))
                 try? files.removeItem(atPath: temporary)
                 throw PostgresError(.embeddedClusterFailed, message: "cannot move the new cluster from \(temporary) to \(dataDirectory): \(reason) (is the data directory a mount point? use a directory inside it)")
+            }
+        }
+
+        /// Removes what an interrupted initdb left in `path`, ending its processes
+        /// first. A process may still be starting when we look (initdb forks
+        /// `sh -c postgres ...`, which only then enters the directory, and it
+        /// removes its own files when it sees initdb gone), so this looks again
+        /// and retries a few times before giving up.
+        func removeLeftover(_ path: String) async throws {
+            logger.log(.warning, "embedded postgres: removing \(path), left by an initdb that was interrupted")
+            let attempts = 5
+            for attempt in 1...attempts {
+                let stragglers = ServerProcesses.processes(using: path).filter {
+                    ["initdb", "postgres", "runuser"].contains(ServerProcesses.executableName(of: $0) ?? "")
+                }
+                for pid in stragglers { kill(pid, SIGKILL) }
+                _ = await ServerProcesses.waitForExit(stragglers, timeout: .seconds(5))
+                do {
+                    try FileManager.default.removeItem(atPath: path)
+                    return
+                } catch {
+                    guard FileManager.default.fileExists(atPath: path) else { return }
+                    guard attempt < attempts else {
+                        throw PostgresError(.embeddedClusterFailed, message: "cannot remove \(path), left by an interrupted initdb: \(error)")
+                    }
+                    try await Task.sleep(for: .milliseconds(100 * attempt))
+                }
             }
         }
 
