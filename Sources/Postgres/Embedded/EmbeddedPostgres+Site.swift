@@ -160,8 +160,9 @@ extension EmbeddedPostgres {
             if ServerProcesses.procfsAvailable {
                 return ServerProcesses.isRunning(file.pid) && ServerProcesses.isServerProcess(file.pid, in: resolvedData) ? .running(file) : .stale(file)
             }
-            let answer = await ServerPing.ping(
-                socketDirectory: file.socketDirectory ?? socketDirectory, port: file.port ?? 5432, user: configuration.user)
+            // No port yet: a postmaster still starting; `waitUntilAccepting` sees whether it lives on.
+            guard let port = file.port else { return .running(file) }
+            let answer = await ServerPing.ping(socketDirectory: file.socketDirectory ?? socketDirectory, port: port, user: configuration.user)
             return answer == .noResponse ? .stale(file) : .running(file)
         }
 
