@@ -102,7 +102,9 @@ enum QueryResolvers {
             guard let refund = try await services.paymentStore.refunds(ids: [id.uuid])[id.uuid], let orderID = refund.orderID,
                   try await visibleOrder(orderID, input: input, services: services) != nil else { return nil }
             return RefundView(record: refund)
-        case .bankAccount, .webhookEvent, .clientSession, .apiKey:
+        case .webhookEvent:
+            return try await WebhookEventResolvers.node(id.uuid, principal: principal, services: services)
+        case .bankAccount, .clientSession, .apiKey:
             return nil
         }
     }
