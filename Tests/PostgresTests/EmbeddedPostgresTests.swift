@@ -4,7 +4,7 @@ import Testing
 
 /// The embedded cluster's life cycle beyond what every other test already exercises.
 @Suite struct EmbeddedPostgresTests {
-    @Test func startingTwiceReusesTheRunningServerAndOnlyItsStarterStopsIt() async throws {
+    @Test func startingTwiceSharesTheRunningServerAndOnlyTheLastUserStopsIt() async throws {
         let cluster = try await TestDatabase.cluster()
         var configuration = cluster.configuration
         configuration.dataDirectory = cluster.dataDirectory
@@ -12,7 +12,7 @@ import Testing
         #expect(!second.startedHere)
         #expect(second.port == cluster.port)
         #expect(second.socketDirectory == cluster.socketDirectory)
-        try await second.stop()  // not its server: a no-op
+        try await second.stop()  // the first instance still uses it: the server stays up
         let connection = try await PostgresConnection.connect(configuration: second.postgresConfiguration())
         defer { connection.close() }
         #expect(try await connection.query("SELECT current_database()::text").single(String.self) == "payql")
