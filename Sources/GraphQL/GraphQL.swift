@@ -38,11 +38,15 @@ public final class GraphQLEngine: Sendable {
     /// The most validation errors reported for one document.
     public let maxValidationErrors: Int
 
-    /// Creates an engine; `cacheCapacity` 0 disables the document cache.
-    public init(schema: GraphQLSchema, limits: ParserLimits = ParserLimits(), cacheCapacity: Int = 1_000, maxValidationErrors: Int = 100) {
+    /// Creates an engine; `cacheCapacity` 0 disables the document cache, which
+    /// holds at most `cacheCapacity` documents and `cacheMaxBytes` estimated bytes.
+    public init(
+        schema: GraphQLSchema, limits: ParserLimits = ParserLimits(), cacheCapacity: Int = 1_000,
+        cacheMaxBytes: Int = DocumentCache.defaultMaxBytes, maxValidationErrors: Int = 100
+    ) {
         self.schema = schema
         self.limits = limits
-        self.cache = cacheCapacity > 0 ? DocumentCache(capacity: cacheCapacity) : nil
+        self.cache = cacheCapacity > 0 ? DocumentCache(capacity: cacheCapacity, maxBytes: cacheMaxBytes) : nil
         self.maxValidationErrors = maxValidationErrors
     }
 

@@ -12,28 +12,36 @@ public struct GraphQLHTTPConfiguration: Sendable {
     public var persistedQueries: PersistedQueryMode
     /// Automatic persisted queries kept. Default 10 000.
     public var persistedQueryCapacity: Int
+    /// Bytes of automatic persisted queries kept (text + hash + 128 each). Default 32 MiB.
+    public var persistedQueryMaxBytes: Int
     /// Depth, alias, root-field and cost limits. Default `OperationLimits()`.
     public var operationLimits: OperationLimits
     /// Token, depth and size limits of the GraphQL parser. Default `ParserLimits()`.
     public var parserLimits: ParserLimits
     /// Parsed-and-validated documents kept. Default 1000.
     public var documentCacheCapacity: Int
+    /// Estimated bytes of the document cache: texts, syntax trees, errors and cached
+    /// execution plans (see `DocumentCache`). Default 64 MiB.
+    public var documentCacheMaxBytes: Int
     /// The SDL served at `GET /schema.graphql`; `nil` serves the schema as printed by the engine. Default `nil`.
     public var schemaSDL: String?
 
     /// A configuration with the documented defaults, each overridable.
     public init(
         path: String = "/graphql", introspection: Bool = true, persistedQueries: PersistedQueryMode = .automatic,
-        persistedQueryCapacity: Int = 10_000, operationLimits: OperationLimits = .init(),
-        parserLimits: ParserLimits = .init(), documentCacheCapacity: Int = 1000, schemaSDL: String? = nil
+        persistedQueryCapacity: Int = 10_000, persistedQueryMaxBytes: Int = PersistedQueryStore.defaultMaxBytes,
+        operationLimits: OperationLimits = .init(), parserLimits: ParserLimits = .init(), documentCacheCapacity: Int = 1000,
+        documentCacheMaxBytes: Int = DocumentCache.defaultMaxBytes, schemaSDL: String? = nil
     ) {
         self.path = path
         self.introspection = introspection
         self.persistedQueries = persistedQueries
         self.persistedQueryCapacity = persistedQueryCapacity
+        self.persistedQueryMaxBytes = persistedQueryMaxBytes
         self.operationLimits = operationLimits
         self.parserLimits = parserLimits
         self.documentCacheCapacity = documentCacheCapacity
+        self.documentCacheMaxBytes = documentCacheMaxBytes
         self.schemaSDL = schemaSDL
     }
 }

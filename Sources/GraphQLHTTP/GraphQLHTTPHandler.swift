@@ -59,9 +59,12 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.schema = schema
         self.configuration = configuration
         self.metrics = metrics
-        self.persistedQueries = PersistedQueryStore(mode: configuration.persistedQueries, capacity: configuration.persistedQueryCapacity)
+        self.persistedQueries = PersistedQueryStore(
+            mode: configuration.persistedQueries, capacity: configuration.persistedQueryCapacity,
+            maxBytes: configuration.persistedQueryMaxBytes)
         self.engine = GraphQLEngine(
-            schema: schema, limits: configuration.parserLimits, cacheCapacity: max(1, configuration.documentCacheCapacity))
+            schema: schema, limits: configuration.parserLimits, cacheCapacity: max(1, configuration.documentCacheCapacity),
+            cacheMaxBytes: configuration.documentCacheMaxBytes)
         self.readinessChecks = readiness
         self.contextProvider = context
         self.rootValue = rootValue
@@ -102,6 +105,33 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             # HELP payql_graphql_document_cache_entries Documents held in the cache.
             # TYPE payql_graphql_document_cache_entries gauge
             payql_graphql_document_cache_entries \(documents.count)
+            # HELP payql_graphql_document_cache_bytes Estimated bytes held by the document cache (texts, trees, errors, plans).
+            # TYPE payql_graphql_document_cache_bytes gauge
+            payql_graphql_document_cache_bytes \(documents.bytes)
+            # HELP payql_graphql_document_cache_max_bytes The document cache's byte bound.
+            # TYPE payql_graphql_document_cache_max_bytes gauge
+            payql_graphql_document_cache_max_bytes \(documents.maxBytes)
+            # HELP payql_graphql_document_cache_too_large_total Documents prepared but not cached: each alone exceeded the byte bound.
+            # TYPE payql_graphql_document_cache_too_large_total counter
+            payql_graphql_document_cache_too_large_total \(documents.tooLargeToCache)
+            """
+        }
+        let persisted = persistedQueries
+        metrics.addCollector {
+            let (registered, automatic) = persisted.count
+            let (registeredBytes, automaticBytes) = persisted.bytes
+            return """
+            # HELP payql_graphql_persisted_queries_entries Persisted documents held, by kind (registered: allow-listed at start; automatic: APQ).
+            # TYPE payql_graphql_persisted_queries_entries gauge
+            payql_graphql_persisted_queries_entries{kind="registered"} \(registered)
+            payql_graphql_persisted_queries_entries{kind="automatic"} \(automatic)
+            # HELP payql_graphql_persisted_queries_bytes Bytes counted for persisted documents, by kind (automatic ones are bounded).
+            # TYPE payql_graphql_persisted_queries_bytes gauge
+            payql_graphql_persisted_queries_bytes{kind="registered"} \(registeredBytes)
+            payql_graphql_persisted_queries_bytes{kind="automatic"} \(automaticBytes)
+            # HELP payql_graphql_persisted_queries_max_bytes The byte bound of automatic persisted queries.
+            # TYPE payql_graphql_persisted_queries_max_bytes gauge
+            payql_graphql_persisted_queries_max_bytes \(persisted.maxBytes)
             """
         }
     }
@@ -226,15 +256,16 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             return httpError(error, mediaType: mediaType)
         }
         let label = Self.label(parameters.operationName)
-        let text: String
+        let resolution: PersistedQueryResolution
         do {
-            text = try persistedQueries.resolve(parameters)
+            resolution = try persistedQueries.resolve(parameters)
         } catch {
             switch error {
             case .http(let failure): return httpError(failure, mediaType: mediaType, operation: label)
             case .request(let failure): return requestError([failure.errorJSON], mediaType: mediaType, operation: label)
             }
         }
+        let text = resolution.text
         let prepared = engine.prepare(text)
         guard let document = prepared.document else {
             return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_PARSE_FAILED") }, mediaType: mediaType, operation: label)
@@ -279,6 +310,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if let exceeded = OperationAnalysis.check(measure, against: configuration.operationLimits) {
             return requestError([exceeded.errorJSON], mediaType: mediaType, operation: operationLabel)
         }
+        // Only now, parsed, validated and within the limits, may an offered APQ text be kept.
+        if let offered = resolution.offered { persistedQueries.store(offered) }
         return .execute(Prepared(
             started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel,
             summary: OperationSummary(kind: kind, rootFields: resolved.rootFields)))
@@ -292,8 +325,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
 
     /// What is remembered of a (document, requested operation name) pair.
     struct KnownOperation {
-        /// Keeps the document alive, so its identifier cannot be reused while the entry is stored.
-        var document: PreparedDocument
+        /// The document, held weakly: an entry never keeps alive a document the cache
+        /// evicted (and, once it is gone, its identifier may be reused: `===` fails then).
+        weak var document: PreparedDocument?
         var kind: OperationType
         /// The operation's own name (nil for an anonymous one).
         var name: String?
@@ -310,7 +344,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ) -> KnownOperation? {
         let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
         guard let known = operations.read({ $0.pointee[key] }), known.document === prepared,
-              known.measure.sizeVariables.members.allSatisfy({ (variables[$0] ?? .null) == $1 }) else { return nil }
+              known.measure.sizeVariables.members.allSatisfy({ OperationAnalysis.sizeKey(variables[$0]) == $1 }) else { return nil }
         return known
     }
 

@@ -53,13 +53,21 @@ public struct OperationMeasure: Sendable, Equatable {
     public var cost: Int
     /// Whether the operation selects `__schema` anywhere.
     public var selectsSchemaIntrospection: Bool
-    /// The variables list sizes were read from, with the values read (`null` when
-    /// absent): the measure holds for any request with the same values.
+    /// The variables list sizes were read from, with the values read as ``OperationAnalysis/sizeKey(_:)``
+    /// gives them: the measure holds for any request whose values give the same keys.
     public var sizeVariables: JSONObject = [:]
 }
 
 /// Measures operations against a schema.
 public enum OperationAnalysis {
+    /// What of a size variable's value the measure depends on: the integer, or `null`
+    /// for anything else (which reads as the default size). Measures are remembered
+    /// per document, so they keep this, never a client's value of any size.
+    public static func sizeKey(_ value: JSONValue?) -> JSONValue {
+        if case .int? = value, let value { return value }
+        return .null
+    }
+
     /// Measures `operation` of `document`; `variables` supply list sizes given by variable.
     public static func measure(
         _ operation: OperationDefinition, in document: Document, schema: GraphQLSchema,
@@ -223,7 +231,7 @@ private struct Walker {
             case .variable(let variable):
                 let name = variable.name.value
                 let value = variables[name]
-                if sizeVariables[name] == nil { sizeVariables.append(name, value ?? .null) }
+                if sizeVariables[name] == nil { sizeVariables.append(name, OperationAnalysis.sizeKey(value)) }
                 if case .int(let size)? = value, size >= 0 { return Int(clamping: size) }
             default:
                 break

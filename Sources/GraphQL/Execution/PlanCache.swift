@@ -52,6 +52,43 @@ final class PlanCache: Sendable {
     private let plans = ReadWriteLocked<[(key: Key, plan: OperationPlan)]>([])
     static let maxPlans = 64
 
+    /// The byte budget of the document cache holding this document, while it holds it.
+    /// Each stored plan is charged to it first (a plan that does not fit is used once,
+    /// not stored): without this, 64 `@skip`/`@include` combinations of each of a
+    /// thousand large cached documents would hold 64 plans each, outside any bound.
+    private struct Charging: Sendable {
+        var budget: ByteBudget?
+        var perPlan = 0
+        var charged = 0
+        var detached = false
+    }
+    private let charging = ReadWriteLocked(Charging())
+
+    /// Charges plans stored from now on to `budget`, `perPlan` bytes each.
+    func attach(to budget: ByteBudget, perPlan: Int) {
+        charging.write { $0.budget = budget; $0.perPlan = perPlan }
+    }
+
+    /// Stops charging (the document left the cache); returns the bytes charged so far.
+    func detach() -> Int {
+        charging.write { state in
+            state.detached = true
+            state.budget = nil
+            return state.charged
+        }
+    }
+
+    /// Whether one more plan may be stored: charged when attached, refused once detached.
+    private func chargeOnePlan() -> Bool {
+        charging.write { state in
+            if state.detached { return false }
+            guard let budget = state.budget else { return true }
+            guard budget.charge(state.perPlan) else { return false }
+            state.charged += state.perPlan
+            return true
+        }
+    }
+
     init(document: Document) {
         conditionVariables = Planner.conditionVariables(document)
     }
@@ -87,8 +124,22 @@ final class PlanCache: Sendable {
     }
 
     func store(_ plan: OperationPlan, for key: Key) {
-        plans.write { plans in
-            if plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.key == key }) { plans.append((key, plan)) }
+        let full = plans.read { plans in plans.pointee.count >= PlanCache.maxPlans || plans.pointee.contains { $0.key == key } }
+        guard !full, chargeOnePlan() else { return }
+        let stored = plans.write { plans -> Bool in
+            guard plans.count < PlanCache.maxPlans, !plans.contains(where: { $0.key == key }) else { return false }
+            plans.append((key, plan))
+            return true
+        }
+        if !stored { refundOnePlan() }
+    }
+
+    /// Gives back the charge of a plan another request stored first.
+    private func refundOnePlan() {
+        charging.write { state in
+            guard let budget = state.budget, state.charged >= state.perPlan else { return }
+            state.charged -= state.perPlan
+            budget.release(state.perPlan)
         }
     }
 }

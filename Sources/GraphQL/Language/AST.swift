@@ -56,6 +56,9 @@ public struct Document: Sendable, Equatable {
     public var loc: Location
     /// The text the document was parsed from, to turn locations into line:column.
     public var source: Source
+    /// Tokens the parser read (0 for a document built otherwise): what its tree costs
+    /// in memory grows with it, so the document cache weighs entries by it.
+    public var tokenCount: Int = 0
 }
 
 /// One top-level definition of a document.

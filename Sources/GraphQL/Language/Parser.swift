@@ -171,7 +171,7 @@ struct DocumentParser {
         repeat {
             definitions.append(try parseDefinition())
         } while !(try expectOptional(.eof))
-        return Document(definitions: definitions, loc: Location(start: 0, end: lastEnd), source: source)
+        return Document(definitions: definitions, loc: Location(start: 0, end: lastEnd), source: source, tokenCount: tokenCount)
     }
 
     @inline(__always)

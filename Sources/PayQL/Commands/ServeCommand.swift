@@ -19,6 +19,8 @@ enum ServeCommand {
                        [--idle-timeout 15] [--request-timeout 30] [--shutdown-grace 10]
                        [--introspection true|false] [--persisted-queries disabled|automatic|allow-list]
                        [--persisted-documents FILE.graphql ...]
+                       [--persisted-query-entries 10000] [--persisted-query-bytes 33554432]
+                       [--document-cache-entries 1000] [--document-cache-bytes 67108864]
                        [--max-depth 20] [--max-aliases 30] [--max-root-fields 20] [--max-cost 10000]
                        [--default-list-size 10] [--log-level debug|info|warning|error|off]
                        [--workload DIR]   (serve a benchmark workload instead, e.g. ../shared/bench/graphql)
@@ -215,6 +217,11 @@ struct ServeSettings {
         if graphQL.persistedQueries == .allowList, persistedDocuments.isEmpty {
             throw UsageError("--persisted-queries allow-list needs --persisted-documents FILE (one document per file)")
         }
+        graphQL.persistedQueryCapacity = try bounded(options, "persisted-query-entries", 10_000, 1...10_000_000)
+        graphQL.persistedQueryMaxBytes = try bounded(
+            options, "persisted-query-bytes", PersistedQueryStore.defaultMaxBytes, 0...(1 << 40))
+        graphQL.documentCacheCapacity = try bounded(options, "document-cache-entries", 1000, 1...10_000_000)
+        graphQL.documentCacheMaxBytes = try bounded(options, "document-cache-bytes", DocumentCache.defaultMaxBytes, 0...(1 << 40))
         graphQL.operationLimits.maxDepth = try bounded(options, "max-depth", 20, 1...10_000)
         graphQL.operationLimits.maxAliases = try bounded(options, "max-aliases", 30, 0...1_000_000)
         graphQL.operationLimits.maxRootFields = try bounded(options, "max-root-fields", 20, 1...1_000_000)
