@@ -28,17 +28,48 @@ public enum Digest: Sendable {
     }
 }
 
-/// A failure inside libcrypto, with OpenSSL's own error text.
+/// A failure inside libcrypto (with OpenSSL's own error text), bad input, or a message
+/// that is not authentic.
 public struct CryptoError: Error, Sendable, CustomStringConvertible {
-    /// What was being done, and OpenSSL's reason.
+    /// What kind of failure: a struct over a private enum, so kinds can be added.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Kind: Sendable, Hashable { case library, invalidInput, authenticationFailure }
+        private let kind: Kind
+
+        /// libcrypto reported an error (allocation, an unavailable algorithm, the random source).
+        public static let library = Code(kind: .library)
+        /// A key, nonce, tag or length the algorithm does not accept.
+        public static let invalidInput = Code(kind: .invalidInput)
+        /// An AEAD tag did not verify: wrong key, tampered data or associated data.
+        public static let authenticationFailure = Code(kind: .authenticationFailure)
+
+        /// A short label fit for a metric.
+        public var description: String {
+            switch kind {
+            case .library: "library"
+            case .invalidInput: "invalid_input"
+            case .authenticationFailure: "authentication_failure"
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What was being done, and OpenSSL's reason. Never contains key or message bytes.
     public let description: String
 
+    init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    /// The funnel for libcrypto failures: `operation` and the reason OpenSSL queued.
     static func fromOpenSSL(_ operation: String) -> CryptoError {
         let code = ERR_get_error()
         var buffer = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buffer, buffer.count)
         let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return CryptoError(description: "\(operation) failed: \(reason)")
+        return CryptoError(.library, "\(operation) failed: \(reason)")
     }
 }
 
@@ -88,7 +119,7 @@ public enum Crypto {
     }
 
     /// `count` bytes from OpenSSL's CSPRNG.
-    public static func randomBytes(_ count: Int) throws -> [UInt8] {
+    public static func randomBytes(_ count: Int) throws(CryptoError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: count)
         let ok = output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
         guard ok == 1 else { throw CryptoError.fromOpenSSL("RAND_bytes") }
