@@ -22,4 +22,25 @@ import Testing
             #expect(read.json["data"]?["viewer"] != nil)
         }
     }
+
+    @Test func providerHealthComesFromRecentCalls() async throws {
+        try await GatewayHarness.run { h in
+            let health = "{ providers { provider health { status successRate p99LatencyMs lastError } } }"
+            func status(_ provider: String) async throws -> JSONValue? {
+                try await h.graphQL(health).data("providers")?.arrayValue?.first { $0["provider"]?.stringValue == provider }?["health"]
+            }
+            #expect(try await status("RAZORPAY")?["status"]?.stringValue == "UNKNOWN")
+            _ = try await h.graphQL(#"mutation { createOrder(input: {amount: {amount: "50000"}, provider: RAZORPAY}) { order { id } } }"#)
+            #expect(try await status("RAZORPAY")?["status"]?.stringValue == "UP")
+            #expect(try await status("RAZORPAY")?["successRate"]?.doubleValue == 1)
+            // Every call failing with a 5xx: DOWN, with the last error.
+            try await h.sandboxControl("/faults", body: #"{"route": "POST /razorpay/v1/orders", "kind": "status", "status": 503}"#)
+            for _ in 0..<3 {
+                _ = try await h.graphQL(#"mutation { createOrder(input: {amount: {amount: "50000"}, provider: RAZORPAY}) { userErrors { code } } }"#)
+            }
+            let degraded = try await status("RAZORPAY")
+            #expect(degraded?["status"]?.stringValue == "DEGRADED")
+            #expect(degraded?["lastError"]?.stringValue?.contains("createOrder") == true)
+        }
+    }
 }

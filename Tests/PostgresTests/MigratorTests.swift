@@ -123,12 +123,26 @@ import Testing
         #expect(duplicate?.code == .uniqueViolation)
         // Amounts are positive minor units with an upper-case currency; statuses are checked.
         let bad = await #expect(throws: PostgresError.self) {
-            try await pool.query("INSERT INTO orders (provider, amount_minor, currency) VALUES ('razorpay', \(Int64(100)), 'inr')")
+            try await pool.query("INSERT INTO orders (provider, amount_minor, currency, receipt) VALUES ('razorpay', \(Int64(100)), 'inr', 'rcpt_1')")
         }
         #expect(bad?.code == .checkViolation)
         let status = await #expect(throws: PostgresError.self) {
-            try await pool.query("INSERT INTO orders (provider, amount_minor, currency, status) VALUES ('razorpay', 100, 'INR', 'SHIPPED')")
+            try await pool.query("INSERT INTO orders (provider, amount_minor, currency, status, receipt) VALUES ('razorpay', 100, 'INR', 'SHIPPED', 'rcpt_2')")
         }
         #expect(status?.code == .checkViolation)
+        // Every order has a receipt (the one reference sent to every provider), 3–40 of [A-Za-z0-9_-], unique.
+        let noReceipt = await #expect(throws: PostgresError.self) {
+            try await pool.query("INSERT INTO orders (provider, amount_minor, currency) VALUES ('razorpay', 100, 'INR')")
+        }
+        #expect(noReceipt?.code == .notNullViolation)
+        let badReceipt = await #expect(throws: PostgresError.self) {
+            try await pool.query("INSERT INTO orders (provider, amount_minor, currency, receipt) VALUES ('razorpay', 100, 'INR', 'a b')")
+        }
+        #expect(badReceipt?.code == .checkViolation)
+        _ = try await pool.query("INSERT INTO orders (provider, amount_minor, currency, receipt) VALUES ('razorpay', 100, 'INR', 'rcpt_3')")
+        let sameReceipt = await #expect(throws: PostgresError.self) {
+            try await pool.query("INSERT INTO orders (provider, amount_minor, currency, receipt) VALUES ('cashfree', 200, 'INR', 'rcpt_3')")
+        }
+        #expect(sameReceipt?.code == .uniqueViolation)
     }
 }

@@ -181,18 +181,23 @@ struct ProviderInfoView: GraphQLFieldReadable {
             return registry.orderAmountRules(provider).map { MoneyView(minorUnits: $0.minimum, currency: .inr) }
         case "maxAmount":
             return registry.orderAmountRules(provider).map { MoneyView(minorUnits: $0.maximum, currency: .inr) }
-        case "health": return ProviderHealthView()
+        case "health": return ProviderHealthView(snapshot: registry.health.snapshot(provider))
         default: return nil
         }
     }
 }
 
-/// `ProviderHealth`: provider calls are not measured yet in this version, so the status is UNKNOWN
-/// (documented in docs/api.md) rather than a guess.
+/// `ProviderHealth`: from this instance's recent calls (see ``ProviderHealth``).
 struct ProviderHealthView: GraphQLFieldReadable {
+    var snapshot: ProviderHealth.Snapshot
+
     func graphQLField(_ name: String) -> (any Sendable)? {
         switch name {
-        case "status": "UNKNOWN"
+        case "status": snapshot.status
+        case "successRate": snapshot.successRate
+        case "p99LatencyMs": snapshot.p99Milliseconds
+        case "lastError": snapshot.lastError
+        // No circuit breaker yet: every call is attempted.
         case "circuitOpen": false
         case "checkedAt": PostgresTimestamp(Date()).rfc3339
         default: nil

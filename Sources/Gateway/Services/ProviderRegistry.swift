@@ -22,6 +22,8 @@ public struct ProviderRegistry: Sendable {
     public var environments: [ProviderName: ProviderEnvironment]
     /// Webhook secrets per provider (Razorpay webhook secret, Cashfree client secret, Instamojo salt, Setu key).
     public var webhookSecrets: [ProviderName: Secret]
+    /// Recent calls per provider (what `providers { health }` shows); adapters report to ``ProviderHealth/observer``.
+    let health = ProviderHealth()
 
     /// A registry of the given adapters.
     public init(razorpay: RazorpayAdapter? = nil, cashfree: CashfreeAdapter? = nil, instamojo: InstamojoAdapter? = nil,

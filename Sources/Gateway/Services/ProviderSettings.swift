@@ -87,6 +87,8 @@ public struct ProviderSettings: Sendable {
     public func registry(client: HTTPClient) -> ProviderRegistry {
         var registry = ProviderRegistry()
         var live = self.live
+        var transport = self.transport
+        transport.observer = registry.health.observer
         if let razorpay {
             registry.razorpay = RazorpayAdapter(configuration: RazorpayConfiguration(
                 baseURL: razorpay.baseURL, keyID: razorpay.keyID, keySecret: razorpay.keySecret, webhookSecret: razorpay.webhookSecret,

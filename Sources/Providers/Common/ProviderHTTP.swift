@@ -14,6 +14,8 @@ public struct ProviderTransportSettings: Sendable {
     public var maxAttemptsWhenSafe: Int
     /// First back-off delay between attempts. Default 200 ms.
     public var retryBaseDelay: Duration
+    /// Told of every HTTP request an adapter makes (health, metrics); nil: nobody listens.
+    public var observer: ProviderCallObserver?
 
     /// Settings with the documented defaults.
     public init(attemptTimeout: Duration = .seconds(15), operationDeadline: Duration = .seconds(30),
@@ -23,6 +25,24 @@ public struct ProviderTransportSettings: Sendable {
         self.maxAttemptsWhenSafe = maxAttemptsWhenSafe
         self.retryBaseDelay = retryBaseDelay
     }
+}
+
+/// One HTTP request an adapter made: which provider and operation, how long it took, how it ended.
+public struct ProviderCall: Sendable {
+    public var provider: ProviderName
+    /// The adapter operation (`"createOrder"`).
+    public var operation: String
+    public var duration: Duration
+    /// nil for a 2xx answer; else the failure's code.
+    public var failure: ProviderError.Code?
+}
+
+/// Receives every ``ProviderCall``; must return at once (it runs on the caller's task).
+public struct ProviderCallObserver: Sendable {
+    let observe: @Sendable (ProviderCall) -> Void
+
+    /// An observer calling `observe`.
+    public init(_ observe: @escaping @Sendable (ProviderCall) -> Void) { self.observe = observe }
 }
 
 /// What a provider's error body said, in common terms.
@@ -57,14 +77,27 @@ struct ProviderHTTP: Sendable {
             request.retry = .idempotent(maxAttempts: settings.maxAttemptsWhenSafe, baseDelay: settings.retryBaseDelay,
                                         maxDelay: .seconds(5))
         }
+        let started = ContinuousClock.now
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request)
         } catch {
-            throw transportError(error, operation: operation)
+            let failure = transportError(error, operation: operation)
+            report(operation, since: started, failure: failure.code)
+            throw failure
         }
-        if (200..<300).contains(response.status) { return response }
-        throw classify(response, operation: operation)
+        if (200..<300).contains(response.status) {
+            report(operation, since: started, failure: nil)
+            return response
+        }
+        let failure = classify(response, operation: operation)
+        report(operation, since: started, failure: failure.code)
+        throw failure
+    }
+
+    private func report(_ operation: String, since started: ContinuousClock.Instant, failure: ProviderError.Code?) {
+        guard let observer = settings.observer else { return }
+        observer.observe(ProviderCall(provider: provider, operation: operation, duration: ContinuousClock.now - started, failure: failure))
     }
 
     /// Sends and decodes a 2xx JSON body as `T`. `secretBearing` answers (tokens)

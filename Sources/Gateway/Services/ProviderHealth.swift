@@ -1,0 +1,75 @@
+import Foundation
+import PaymentsCore
+import Postgres
+import Providers
+import Synchronization
+
+/// Recent provider calls, for `providers { health }`: the last `window` calls per provider
+/// (bounded memory), their success rate and p99 latency. A provider whose last calls all
+/// failed is DOWN; one with failures is DEGRADED; none observed is UNKNOWN.
+/// Only failures that say the provider is unwell count (5xx, timeouts, unreachable,
+/// throttling, unreadable answers) — a refused request is the caller's mistake.
+final class ProviderHealth: Sendable {
+    private struct Sample {
+        var milliseconds: Double
+        var healthy: Bool
+    }
+
+    private struct Series {
+        var samples: [Sample] = []
+        var next = 0
+        var lastError: String?
+        var lastAt: PostgresTimestamp?
+    }
+
+    /// Calls remembered per provider.
+    let window: Int
+    private let series = Mutex<[ProviderName: Series]>([:])
+
+    init(window: Int = 200) {
+        self.window = max(1, window)
+    }
+
+    /// The observer to put in the adapters' transport settings.
+    var observer: ProviderCallObserver {
+        ProviderCallObserver { [self] call in record(call) }
+    }
+
+    func record(_ call: ProviderCall) {
+        let (seconds, attoseconds) = call.duration.components
+        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        let unwell = call.failure.map { $0.isTransient || $0 == .malformedResponse } ?? false
+        let sample = Sample(milliseconds: milliseconds, healthy: !unwell)
+        let now = PostgresTimestamp(Date())
+        series.withLock { all in
+            var entry = all[call.provider] ?? Series()
+            if entry.samples.count < window { entry.samples.append(sample) } else { entry.samples[entry.next] = sample }
+            entry.next = (entry.next + 1) % window
+            if unwell, let failure = call.failure { entry.lastError = "\(call.operation): \(failure.label)" }
+            entry.lastAt = now
+            all[call.provider] = entry
+        }
+    }
+
+    /// What `ProviderHealth` shows for `provider`.
+    struct Snapshot: Sendable {
+        var status: String
+        var successRate: Double?
+        var p99Milliseconds: Int?
+        var lastError: String?
+    }
+
+    func snapshot(_ provider: ProviderName) -> Snapshot {
+        guard let entry = series.withLock({ $0[provider] }), !entry.samples.isEmpty else {
+            return Snapshot(status: "UNKNOWN", successRate: nil, p99Milliseconds: nil, lastError: nil)
+        }
+        let healthy = entry.samples.filter(\.healthy).count
+        let rate = Double(healthy) / Double(entry.samples.count)
+        let sorted = entry.samples.map(\.milliseconds).sorted()
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)
+        let p99 = sorted[max(0, index)]
+        let status = healthy == 0 ? "DOWN" : rate < 0.95 ? "DEGRADED" : "UP"
+        return Snapshot(status: status, successRate: (rate * 1000).rounded() / 1000, p99Milliseconds: Int(min(p99.rounded(.up), 1e9)),
+                        lastError: entry.lastError)
+    }
+}
