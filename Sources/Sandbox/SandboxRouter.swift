@@ -83,8 +83,9 @@ final class SandboxRouter: Sendable {
     }
 
     /// Sleeps in short slices so shutdown ends a held request promptly.
+    /// At most an hour: whatever a rule or configuration holds, the deadline never overflows.
     func pause(_ duration: Duration) async {
-        let end = ContinuousClock.now + duration
+        let end = ContinuousClock.now + min(duration, .seconds(3600))
         while !stopping.load(ordering: .relaxed) {
             let left = end - ContinuousClock.now
             if left <= .zero { return }

@@ -140,5 +140,10 @@ struct HostileNumberTests {
         for seconds in [Int64.min, Int64.min + 1, -1, 0, Int64.max] {
             #expect(Clock.utcSpaced(seconds).count == 19)
         }
+        // A rule built in code may hold any duration: listing it saturates.
+        #expect(Duration.seconds(Int64.max).milliseconds == .max)
+        #expect(Duration.seconds(Int64.min).milliseconds == .min)
+        #expect(Duration.milliseconds(1500).milliseconds == 1500)
+        #expect(FaultRule(route: "/x", kind: .latency(.seconds(Int64.max))).wire["ms"] != nil)
     }
 }

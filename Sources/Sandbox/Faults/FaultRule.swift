@@ -112,9 +112,13 @@ extension FaultRule {
 }
 
 extension Duration {
+    /// Whole milliseconds, saturating at `Int64`'s bounds (a rule built in code may hold any duration).
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (total, overflowAdding) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return overflowAdding ? (seconds < 0 ? .min : .max) : total
     }
 }
 

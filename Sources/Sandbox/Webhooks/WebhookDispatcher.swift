@@ -24,7 +24,8 @@ final class WebhookDispatcher: Sendable {
          transport: any WebhookTransport) {
         self.targets = targets
         self.timeout = timeout
-        self.retries = max(0, retries)
+        // `payql sandbox` allows 0...10; a configuration built in code is clamped, so `retries + 1` cannot overflow.
+        self.retries = min(max(0, retries), 100)
         self.retryDelay = retryDelay
         self.transport = transport
     }
@@ -92,7 +93,8 @@ final class WebhookDispatcher: Sendable {
                     let delivery = await self.send(provider: first.provider, event: first.event, url: first.url,
                                                    headers: headers, body: first.body, attempt: attempt)
                     if delivery.succeeded || Task.isCancelled { break }
-                    delay = delay * 2
+                    // Doubling stops at an hour: a configuration asking for many retries never overflows `Duration`.
+                    delay = delay < .seconds(1800) ? delay * 2 : max(delay, .seconds(3600))
                 }
                 self.background.withLock { _ = $0.retries.removeValue(forKey: key) }
             }
