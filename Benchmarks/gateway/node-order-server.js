@@ -8,8 +8,8 @@
 'use strict';
 const http = require('http');
 const crypto = require('crypto');
-const { Pool } = require('/usr/share/nodejs/pg');
-const { parse, validate, execute, buildSchema } = require('/usr/share/nodejs/graphql');
+const { Pool } = require('pg');   // Debian's node-pg (run.sh sets NODE_PATH)
+const { parse, validate, execute, buildSchema } = require('graphql');   // Debian's node-graphql
 
 const [port, host, pgPort, database, user] = process.argv.slice(2);
 const pool = new Pool({ host, port: Number(pgPort), database, user, max: 10 });

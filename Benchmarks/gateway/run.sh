@@ -14,10 +14,6 @@ ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; ORDERS="${ORDERS:-400}"; CREAT
 HERE=Benchmarks/gateway
 
 scripts/install-deps.sh
-if ! dpkg-query -W -f='${Status}' node-pg 2>/dev/null | grep -q "install ok installed"; then
-  echo "== installing node-pg (Debian) for the reference server"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends node-pg >/dev/null
-fi
 if [ -z "${PAYQL:-}" ]; then
   SCRATCH="${SCRATCH_PATH:-.build}"
   echo "== building payql (release)"
@@ -27,6 +23,18 @@ fi
 
 WORK="$(mktemp -d /tmp/payql-bench-gateway.XXXXXX)"
 chmod 755 "$WORK"
+# Debian's node-pg (pure JavaScript) for the reference server. Installed normally where the
+# machine's nodejs is Debian's; where nodejs comes from elsewhere its dependencies cannot be
+# met, so the package and the two it needs are unpacked next to the run instead.
+NODE_PATH=/usr/share/nodejs
+if ! NODE_PATH=$NODE_PATH node -e "require('pg')" 2>/dev/null; then
+  echo "== unpacking Debian's node-pg for the reference server"
+  (cd "$WORK" && apt-get download node-pg node-split2 node-xtend >/dev/null 2>&1 \
+     || { apt-get update -qq && apt-get download node-pg node-split2 node-xtend >/dev/null; })
+  for deb in "$WORK"/*.deb; do dpkg -x "$deb" "$WORK/node"; done
+  NODE_PATH="$WORK/node/usr/share/nodejs:/usr/share/nodejs"
+fi
+export NODE_PATH
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
