@@ -112,6 +112,13 @@ public final class Gateway: Sendable {
         }
     }
 
+    /// Executions run on the PostgreSQL pool's I/O executor (resolvers mostly wait for the
+    /// database; see docs/postgres.md, "withIOExecutor").
+    public var executionScope: ExecutionScope {
+        let pool = services.pool
+        return ExecutionScope { body in await pool.withIOExecutor { await body() } }
+    }
+
     /// The HTTP handler: `POST /webhooks/{provider}` here, everything else to `graphQL`.
     public func httpHandler(graphQL: GraphQLHTTPHandler) -> any HTTPHandler {
         GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks)

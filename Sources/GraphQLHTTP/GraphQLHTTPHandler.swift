@@ -28,6 +28,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     private let contextProvider: GraphQLContextProvider
     private let authorizer: OperationAuthorizer?
     private let extensions: ResponseExtensions?
+    private let executionScope: ExecutionScope?
     private let rootValue: any Sendable
     /// Operations and measures of recent (document, requested operation name) pairs,
     /// with the size variables the measures were computed for.
@@ -48,13 +49,15 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ///   - rootValue: what root resolvers receive as `source`.
     ///   - authorizer: checked with the context before each operation runs (scopes per root field).
     ///   - extensions: added to every executed operation's response (needs the async path: set with an `.async` context).
+    ///   - executionScope: wraps each execution on the async path (e.g. the database's I/O executor).
     public init(
         schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
         readiness: [ReadinessCheck] = [],
         context: GraphQLContextProvider = .none,
         rootValue: any Sendable = JSONValue.null,
         authorizer: OperationAuthorizer? = nil,
-        extensions: ResponseExtensions? = nil
+        extensions: ResponseExtensions? = nil,
+        executionScope: ExecutionScope? = nil
     ) {
         self.schema = schema
         self.configuration = configuration
@@ -70,6 +73,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.rootValue = rootValue
         self.authorizer = authorizer
         self.extensions = extensions
+        self.executionScope = executionScope
         let latency = metrics.histogram(
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
@@ -404,8 +408,16 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if let refusal = authorizer?.check(context, prepared.summary, request) {
             return (Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel), "request_error")
         }
-        let result = await engine.executeEncoded(
-            prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
+        let engine = self.engine
+        let rootValue = self.rootValue
+        let result: EncodedResponse
+        if let executionScope {
+            result = await executionScope.run {
+                await engine.executeEncoded(prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
+            }
+        } else {
+            result = await engine.executeEncoded(prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
+        }
         var (response, outcome) = respond(result, prepared: prepared)
         if let extensions, let added = extensions.make(context, ContinuousClock.now - prepared.started) {
             response.body = ResponseExtensions.append(added, to: response.body)

@@ -79,3 +79,15 @@ public struct ResponseExtensions: Sendable {
         return output
     }
 }
+
+/// Runs each operation's execution inside a scope the host chooses — e.g. on the
+/// database pool's I/O executor, so resolvers that mostly wait for PostgreSQL
+/// make no thread hop per statement.
+public struct ExecutionScope: Sendable {
+    let run: @Sendable (_ body: @Sendable () async -> EncodedResponse) async -> EncodedResponse
+
+    /// A scope calling `run` with the execution to perform.
+    public init(_ run: @escaping @Sendable (_ body: @Sendable () async -> EncodedResponse) async -> EncodedResponse) {
+        self.run = run
+    }
+}

@@ -97,7 +97,7 @@ enum ServeCommand {
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
             let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, readiness: readiness,
                                              context: gateway.contextProvider, authorizer: gateway.authorizer,
-                                             extensions: gateway.responseExtensions)
+                                             extensions: gateway.responseExtensions, executionScope: gateway.executionScope)
             for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
             let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
             server = listening

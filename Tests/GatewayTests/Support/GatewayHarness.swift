@@ -84,7 +84,7 @@ final class GatewayHarness: Sendable {
         graphQL.schemaSDL = Gateway.sdl
         handler.set(gateway.httpHandler(graphQL: GraphQLHTTPHandler(
             schema: gateway.schema, configuration: graphQL, context: gateway.contextProvider, authorizer: gateway.authorizer,
-                                             extensions: gateway.responseExtensions)))
+                                             extensions: gateway.responseExtensions, executionScope: gateway.executionScope)))
         let keys = [
             try await gateway.keys.create(name: "test secret", scopes: [.secret]).key,
             try await gateway.keys.create(name: "test publishable", scopes: [.publishable]).key,
