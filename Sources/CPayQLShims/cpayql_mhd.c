@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <time.h>
 
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
-                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls) {
+                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls,
+                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
@@ -49,7 +51,28 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, config->listen_backlog > 0 ? config->listen_backlog : 511,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_notify, notify_cls,
         MHD_OPTION_END);
+}
+
+int cpayql_mhd_connection_socket(struct MHD_Connection *connection, int *fd, const void **worker) {
+    const union MHD_ConnectionInfo *socket = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *daemon = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    if (socket == NULL || daemon == NULL) return -1;
+    *fd = socket->connect_fd;
+    *worker = daemon->daemon;
+    return 0;
+}
+
+void *cpayql_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+int64_t cpayql_monotonic_coarse_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
 uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon) {
@@ -152,4 +175,24 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);
     return result;
+}
+
+int cpayql_hangup_watch_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cpayql_hangup_watch_add(int watch, int fd, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLRDHUP | EPOLLET;
+    event.data.u64 = token;
+    return epoll_ctl(watch, EPOLL_CTL_ADD, fd, &event);
+}
+
+int cpayql_hangup_watch_remove(int watch, int fd) { return epoll_ctl(watch, EPOLL_CTL_DEL, fd, NULL); }
+
+int cpayql_hangup_watch_poll(int watch, uint64_t *tokens, int capacity) {
+    struct epoll_event events[128];
+    if (capacity > 128) capacity = 128;
+    int count = epoll_wait(watch, events, capacity, 0);
+    for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
+    return count;
 }

@@ -41,26 +41,31 @@ public final class HTTPServer: Sendable {
             }
             sliceNanoseconds = UInt64(slice.components.seconds) * 1_000_000_000 + UInt64(slice.components.attoseconds / 1_000_000_000)
         }
-        guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.maxConnections >= 1, limits.maxConnectionsPerIP >= 0 else {
-            throw HTTPServerError(description: "limits out of range (maxHeaderBytes ≥ 1024, maxConnections ≥ 1)")
+        guard limits.maxBodyBytes >= 0, (1024...(1 << 20)).contains(limits.maxHeaderBytes), limits.maxConnections >= 1,
+              limits.maxConnectionsPerIP >= 0, limits.requestHeadDeadline >= .milliseconds(100) else {
+            throw HTTPServerError(description: "limits out of range (maxHeaderBytes 1 KiB...1 MiB, maxConnections ≥ 1, requestHeadDeadline ≥ 100 ms)")
         }
         let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
-        let core = ServerCore(handler: handler, limits: limits, logger: configuration.logger, threadSliceNanoseconds: sliceNanoseconds)
+        // libmicrohttpd splits its connection limit among the pool threads; each thread gets one
+        // slot more than its share of `maxConnections`, so that a newcomer can always be accepted
+        // and replace the connection that has waited longest for a request head (`SlotTable`).
+        let perThread = max(1, limits.maxConnections / configuration.threads)
+        let daemonConnections = perThread * configuration.threads + configuration.threads
+        let core = ServerCore(
+            handler: handler, limits: limits, logger: configuration.logger, threadSliceNanoseconds: sliceNanoseconds,
+            perThreadConnections: perThread)
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
-        // The pool also holds the read buffer for body chunks and the write buffer for response
-        // headers: room past the header limit. libmicrohttpd clears the pool for every request,
-        // so it is kept no larger than needed.
-        let memory = limits.maxHeaderBytes + 8 << 10
+        let memory = Self.connectionMemory(maxHeaderBytes: limits.maxHeaderBytes)
         let cls = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = host.withCString { hostPointer in
             var config = cpayql_mhd_config(
                 host: hostPointer, port: UInt16(configuration.port), thread_pool_size: UInt32(configuration.threads),
-                connection_limit: UInt32(clamping: limits.maxConnections),
+                connection_limit: UInt32(clamping: daemonConnections),
                 per_ip_connection_limit: UInt32(clamping: limits.maxConnectionsPerIP),
                 connection_timeout: UInt32(clamping: idleSeconds), connection_memory_limit: memory,
                 listen_backlog: 1024, turbo: configuration.turbo ? 1 : 0
             )
-            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls)
+            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls, connectionCallback, cls)
         }
         guard let started else {
             throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(configuration.port) (address in use or invalid)")
@@ -68,12 +73,30 @@ public final class HTTPServer: Sendable {
         self.daemon = DaemonHandle(pointer: started)
         self.core = core
         self.port = Int(cpayql_mhd_bound_port(started))
+        let headDeadlineMilliseconds = Int64(limits.requestHeadDeadline.components.seconds) * 1000
+            + Int64(limits.requestHeadDeadline.components.attoseconds / 1_000_000_000_000_000)
         self.sweeper = Task { [core] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
                 core.sweepDeadlines()
+                core.closeHungUpConnections()
+                core.closeConnectionsWaitingForHead(since: cpayql_monotonic_coarse_ms() - headDeadlineMilliseconds)
             }
         }
+    }
+
+    /// The size of libmicrohttpd's per-connection memory pool for a header limit.
+    ///
+    /// The pool holds the whole request head (the read buffer, grown in place), a
+    /// copy of the `Cookie` field (libmicrohttpd parses cookies into a copy), 56–64
+    /// bytes of bookkeeping per header field, query parameter and cookie, and the
+    /// response's header block. Twice the limit covers the head and a `Cookie` as
+    /// large as the whole head; 16 KiB more covers ~250 fields, parameters and
+    /// cookies and the response. The server's own check (`RequestHead.size`) then
+    /// makes the limit exact. libmicrohttpd zeroes the pool for every request, so it
+    /// is no larger than that.
+    static func connectionMemory(maxHeaderBytes: Int) -> Int {
+        2 * maxHeaderBytes + (16 << 10)
     }
 
     /// Requests currently being received, handled or sent.
@@ -99,6 +122,7 @@ public final class HTTPServer: Sendable {
         }
         guard proceed else { return }
         core.draining.store(true, ordering: .relaxed)
+        let start = ContinuousClock.now
         // libmicrohttpd's pool threads may still hold the quiesced listening socket's
         // number, so it is closed only after MHD_stop_daemon (its documentation says so):
         // closed here, the number could be reused by another socket of this process and
@@ -109,14 +133,21 @@ public final class HTTPServer: Sendable {
             _ = refuseConnections(listener)
             quiescedListener.store(listener, ordering: .relaxed)
         }
-        let deadline = ContinuousClock.now + gracePeriod
-        while core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+        // Connections waiting for a request head have nothing in flight: closed now (the
+        // client sees the close, not a reset after the grace period). Every response from
+        // here on carries `Connection: close`, so no connection goes back to waiting.
+        core.closeConnectionsWaitingForHead(since: .max)
+        // Wait for the requests being answered, not for those still arriving: a client
+        // that stops halfway through its request must not hold shutdown for the grace
+        // period (its request is cut when the daemon stops; it was never handled).
+        let deadline = start + gracePeriod
+        while core.answering.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
         core.abandonPending()
         // Give the 503s a moment to be written before the connections close.
         let flush = ContinuousClock.now + .milliseconds(500)
-        while !core.pending.withLock({ $0.isEmpty }) || core.active.load(ordering: .relaxed) > 0, ContinuousClock.now < flush {
+        while !core.pending.withLock({ $0.isEmpty }) || core.answering.load(ordering: .relaxed) > 0, ContinuousClock.now < flush {
             try? await Task.sleep(for: .milliseconds(5))
         }
         stopNow()
@@ -159,11 +190,29 @@ private let uriCallback: cpayql_mhd_uri_callback = { cls, uri, connection in
     return Unmanaged.passRetained(core.begin(connection: connection, uri: text)).toOpaque()
 }
 
-private let accessCallback: MHD_AccessHandlerCallback = { cls, _, _, method, _, uploadData, uploadSize, requestState in
+private let accessCallback: MHD_AccessHandlerCallback = { cls, _, _, method, version, uploadData, uploadSize, requestState in
     guard let cls, let requestState, let pointer = requestState.pointee else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
-    return core.access(context, method: method, uploadData: uploadData, uploadSize: uploadSize)
+    return core.access(context, method: method, version: version, uploadData: uploadData, uploadSize: uploadSize)
+}
+
+/// Connection opened / closed: the slot is retained into `socket_context` on open
+/// and released on close (libmicrohttpd calls close once, before closing the socket).
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
+    guard let cls, let connection, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch event {
+    case .CONNECTION_NOTIFY_STARTED:
+        socketContext.pointee = core.connectionOpened(connection)
+    case .CONNECTION_NOTIFY_CLOSED:
+        if let slot = socketContext.pointee {
+            socketContext.pointee = nil
+            core.connectionClosed(slot)
+        }
+    default:
+        break
+    }
 }
 
 private let completedCallback: MHD_RequestCompletedCallback = { cls, _, requestState, termination in

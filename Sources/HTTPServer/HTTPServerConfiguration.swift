@@ -25,10 +25,14 @@ public struct HTTPServerConfiguration: Sendable {
         /// Largest request body, in bytes; larger gets 413 (before it is read when
         /// `Content-Length` says so). Default 1 MiB.
         public var maxBodyBytes: Int
-        /// Room for the request line and headers, in bytes; larger gets 431 from
-        /// libmicrohttpd. Default 16 KiB.
+        /// Largest request head (request line and header fields, counted as
+        /// `name: value` CRLF per field), in bytes; a larger one gets 431 and the
+        /// connection is closed. 1 KiB...1 MiB. Default 16 KiB.
         public var maxHeaderBytes: Int
-        /// Open connections in total; further ones are accepted and closed at once. Default 4096.
+        /// Open connections, counted per server thread (`maxConnections / threads` each).
+        /// At the limit a new connection replaces, on its thread, the connection that has
+        /// waited longest for a request head; when every connection has a request in
+        /// progress, new ones wait in the listen backlog. Default 4096.
         public var maxConnections: Int
         /// Open connections per client IP; `0` is unlimited. Default 0 (a load
         /// balancer in front would otherwise count as one client).
@@ -40,11 +44,18 @@ public struct HTTPServerConfiguration: Sendable {
         /// from its headers: a body still arriving is cut off (connection closed), a
         /// handler still running gets 503. Default 30 s.
         public var requestDeadline: Duration
+        /// A connection must deliver a complete request head within this time, counted
+        /// from its accept and, on a kept-alive connection, from the end of the previous
+        /// request, whatever trickles in meanwhile; otherwise it is closed. So an idle
+        /// kept-alive connection is closed after the shorter of this and `idleTimeout`.
+        /// At least 100 ms. Default 10 s.
+        public var requestHeadDeadline: Duration
 
         /// Limits with the documented defaults, each overridable.
         public init(
             maxBodyBytes: Int = 1 << 20, maxHeaderBytes: Int = 16 << 10, maxConnections: Int = 4096,
-            maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(15), requestDeadline: Duration = .seconds(30)
+            maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(15), requestDeadline: Duration = .seconds(30),
+            requestHeadDeadline: Duration = .seconds(10)
         ) {
             self.maxBodyBytes = maxBodyBytes
             self.maxHeaderBytes = maxHeaderBytes
@@ -52,6 +63,7 @@ public struct HTTPServerConfiguration: Sendable {
             self.maxConnectionsPerIP = maxConnectionsPerIP
             self.idleTimeout = idleTimeout
             self.requestDeadline = requestDeadline
+            self.requestHeadDeadline = requestHeadDeadline
         }
     }
 

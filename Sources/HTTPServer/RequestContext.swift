@@ -45,6 +45,10 @@ final class RequestContext: @unchecked Sendable {
     var remoteAddress = ""
     var status = 0
     var endLabel: String? = nil
+    /// The connection's slot (its head deadline), when libmicrohttpd gave one.
+    var slot: ConnectionSlot?
+    /// Counted in `ServerCore.answering` (handed to the handler or given a response).
+    var answered = false
     var logFields: [(name: String, value: String)] = []
 
     /// Whether `handle(_:)` was started for this request (only then can it be

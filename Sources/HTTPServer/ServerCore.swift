@@ -11,6 +11,14 @@ final class ServerCore: Sendable {
     let logger: (any RequestLogger)?
     /// Requests between their URI callback and their completion.
     let active = Atomic<Int>(0)
+    /// Requests being answered: handed to the handler or given a response, not yet completed.
+    /// Shutdown waits for these (and not for requests still arriving).
+    let answering = Atomic<Int>(0)
+    /// Open connections per pool thread; who waits for a request head (see `SlotTable`).
+    let slots: Locked<SlotTable>
+    /// The hang-up watch (`cpayql_hangup_watch_create`): every open connection is in it.
+    private let hangUpWatch: Int32
+    private let connectionCounter = Atomic<UInt64>(0)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
     /// Suspended requests, for the deadline sweeper and for shutdown.
@@ -27,15 +35,87 @@ final class ServerCore: Sendable {
     /// The scheduling slice server threads ask for; 0 leaves the kernel's default.
     private let threadSliceNanoseconds: UInt64
 
-    init(handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?, threadSliceNanoseconds: UInt64) {
+    init(
+        handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?,
+        threadSliceNanoseconds: UInt64, perThreadConnections: Int
+    ) {
         self.handler = handler
         self.limits = limits
         self.logger = logger
         self.threadSliceNanoseconds = threadSliceNanoseconds
+        self.slots = Locked(SlotTable(perThreadLimit: perThreadConnections))
+        self.hangUpWatch = cpayql_hangup_watch_create()
         self.idPrefixBytes = Array((String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-").utf8)
     }
 
+    deinit {
+        if hangUpWatch >= 0 { _ = closeDescriptor(hangUpWatch) }
+    }
+
     // MARK: Callbacks
+
+    /// A connection was accepted (on the pool thread that will serve it): returns its
+    /// slot, retained, for libmicrohttpd's `socket_context`. When its thread's slots are
+    /// full, the connection there that has waited longest for a request head is closed.
+    func connectionOpened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer? {
+        var descriptor: Int32 = -1
+        var worker: UnsafeRawPointer?
+        guard cpayql_mhd_connection_socket(connection, &descriptor, &worker) == 0 else { return nil }
+        let id = connectionCounter.add(1, ordering: .relaxed).newValue
+        let slot = ConnectionSlot(id: id, descriptor: descriptor, worker: UInt(bitPattern: worker), now: cpayql_monotonic_coarse_ms())
+        // Without the watch a half-closed connection is still cut at the head deadline.
+        if hangUpWatch >= 0 { _ = cpayql_hangup_watch_add(hangUpWatch, descriptor, id) }
+        slots.withLock { table in
+            // Under the lock: the victim's "closed" notification (which precedes
+            // libmicrohttpd's close of its descriptor) waits for it, so the descriptor
+            // shut down here is still that connection's.
+            if let victim = table.open(slot) { _ = shutDownSocket(victim.descriptor) }
+        }
+        return Unmanaged.passRetained(slot).toOpaque()
+    }
+
+    /// A connection was closed: forget its slot and release it.
+    func connectionClosed(_ context: UnsafeMutableRawPointer) {
+        let slot = Unmanaged<ConnectionSlot>.fromOpaque(context).takeRetainedValue()
+        // Before libmicrohttpd closes the descriptor (this notification precedes it).
+        if hangUpWatch >= 0 { _ = cpayql_hangup_watch_remove(hangUpWatch, slot.descriptor) }
+        slots.withLock { $0.close(slot) }
+    }
+
+    /// Closes the connections that have waited for a request head since before
+    /// `cutoff` milliseconds (coarse monotonic clock); every waiting one for `.max`.
+    /// Returns how many.
+    @discardableResult
+    func closeConnectionsWaitingForHead(since cutoff: Int64) -> Int {
+        slots.withLock { table in
+            let waiting = table.waitingForHead(since: cutoff)
+            // Under the lock, for the reason given in `connectionOpened`. libmicrohttpd
+            // then reads end-of-stream on its thread and closes the connection itself.
+            for slot in waiting { _ = shutDownSocket(slot.descriptor) }
+            return waiting.count
+        }
+    }
+
+    /// Closes the connections whose client has closed its side and that wait for a
+    /// request head (libmicrohttpd would otherwise read that end-of-stream only at a
+    /// timeout when it came with the last bytes read). Called by the sweeper.
+    func closeHungUpConnections() {
+        guard hangUpWatch >= 0 else { return }
+        var ids: [UInt64] = []
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 128) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while true {
+                let count = Int(cpayql_hangup_watch_poll(hangUpWatch, base, Int32(buffer.count)))
+                guard count > 0 else { return }
+                ids.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+                if count < buffer.count { return }
+            }
+        }
+        slots.withLock { table in
+            // Under the lock, for the reason given in `connectionOpened`.
+            for slot in table.hungUp(ids) { _ = shutDownSocket(slot.descriptor) }
+        }
+    }
 
     /// The request line arrived: make the request's state.
     func begin(connection: OpaquePointer, uri: String) -> RequestContext {
@@ -44,15 +124,22 @@ final class ServerCore: Sendable {
         // request (a thread-local flag makes every later call a no-op). A refusal
         // leaves the default slice: nothing to report per request.
         if threadSliceNanoseconds > 0 { _ = cpayql_request_thread_slice(threadSliceNanoseconds) }
-        return RequestContext(connection: connection, rawURI: uri)
+        let context = RequestContext(connection: connection, rawURI: uri)
+        context.slot = cpayql_mhd_socket_context(connection).map { Unmanaged<ConnectionSlot>.fromOpaque($0).takeUnretainedValue() }
+        return context
     }
 
     /// libmicrohttpd's access handler: headers, then body chunks, then completion, then resumption.
-    func access(_ context: RequestContext, method: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?) -> MHD_Result {
+    func access(
+        _ context: RequestContext, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?
+    ) -> MHD_Result {
         switch context.phase {
         case .headers:
+            // The head is complete: the head deadline no longer applies to this connection.
+            context.slot?.headSince.store(0, ordering: .relaxed)
             context.method = method.map { String(cString: $0) } ?? "GET"
-            return readHeaders(context)
+            return readHeaders(context, version: version.map { String(cString: $0) } ?? "")
         case .body:
             if let uploadSize, uploadSize.pointee > 0 {
                 let size = uploadSize.pointee
@@ -89,6 +176,9 @@ final class ServerCore: Sendable {
     /// The request ended (answered, timed out, aborted or shut down): log it and let it go.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
         active.subtract(1, ordering: .relaxed)
+        if context.answered { answering.subtract(1, ordering: .relaxed) }
+        // A kept-alive connection now waits for its next request head (from now on).
+        context.slot?.headSince.store(cpayql_monotonic_coarse_ms(), ordering: .relaxed)
         if context.handedToTask {
             // A request still suspended here can only be one the daemon is tearing down.
             context.settleIfSuspended(with: .dropConnection)?.cancel()
@@ -113,7 +203,7 @@ final class ServerCore: Sendable {
 
     // MARK: Steps
 
-    private func readHeaders(_ context: RequestContext) -> MHD_Result {
+    private func readHeaders(_ context: RequestContext, version: String) -> MHD_Result {
         context.phase = .body
         let unmanaged = Unmanaged.passUnretained(context).toOpaque()
         // Most requests carry a handful of fields: one allocation for them all.
@@ -139,6 +229,18 @@ final class ServerCore: Sendable {
             return String(cString: base)
         }
         context.requestID = requestID(offered: context.headers["x-request-id"])
+        let headBytes = RequestHead.size(method: context.method, target: context.rawURI, version: version, headers: context.headers)
+        if headBytes > limits.maxHeaderBytes {
+            // Answered before the body is read: libmicrohttpd then closes the connection.
+            return respond(context, RequestHead.refusal(
+                status: 431, code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+                message: "request head of \(headBytes) bytes is larger than \(limits.maxHeaderBytes) bytes"))
+        }
+        if let refusal = RequestHead.framingRefusal(headers: context.headers, version: version) {
+            // RFC 9112 §6.3: a message whose body length is ambiguous is refused and the
+            // connection closed (the body, which may hide another request, is never read).
+            return respond(context, refusal)
+        }
         let uri = context.rawURI.utf8
         if !uri.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) {
             context.path = context.rawURI  // nothing to cut or decode (the usual request)
@@ -155,6 +257,7 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(_ context: RequestContext) -> MHD_Result {
+        markAnswering(context)
         let uri = context.rawURI.utf8
         var query = ""
         if let mark = uri.firstIndex(of: UInt8(ascii: "?")) {
@@ -246,7 +349,15 @@ final class ServerCore: Sendable {
         ]]], status: 413)
     }
 
+    /// Counts the request among those shutdown waits for (once).
+    private func markAnswering(_ context: RequestContext) {
+        guard !context.answered else { return }
+        context.answered = true
+        answering.add(1, ordering: .relaxed)
+    }
+
     private func respond(_ context: RequestContext, _ response: HTTPResponse) -> MHD_Result {
+        markAnswering(context)
         context.phase = .done
         context.logFields = response.logFields
         if response.dropsConnection {
@@ -261,7 +372,8 @@ final class ServerCore: Sendable {
             if Self.appendHeader(field.name, field.value, to: &packed) { count += 1 }
         }
         if Self.appendHeader("x-request-id", context.requestID, to: &packed) { count += 1 }
-        if draining.load(ordering: .relaxed), Self.appendHeader("connection", "close", to: &packed) { count += 1 }
+        if draining.load(ordering: .relaxed), !response.headers.contains("connection"),
+           Self.appendHeader("connection", "close", to: &packed) { count += 1 }
         let status = UInt32(clamping: (100...599).contains(response.status) ? response.status : 500)
         return response.body.withUnsafeBytes { body in
             packed.withUnsafeBytes { headers in

@@ -131,32 +131,27 @@ import Testing
         }
     }
 
-    /// Past `maxConnections` open connections, a new one is closed without an answer;
-    /// once one closes, there is room again.
-    @Test func totalConnectionLimitClosesExtraConnections() async throws {
-        let config = HTTPServerConfiguration(threads: 2, limits: .init(maxConnections: 4))
+    /// Past `maxConnections` open connections, a newcomer replaces the connection that
+    /// has waited longest for its next request (here: idle kept-alive ones).
+    @Test func totalConnectionLimitReplacesTheLongestWaitingConnection() async throws {
+        let config = HTTPServerConfiguration(threads: 1, limits: .init(maxConnections: 4))
         try await withServer(config, handler: ClosureHandler(immediate: echo)) { server in
-            let outcome = try await offPool { () -> (statuses: [Int], refused: Bool, afterClose: Int) in
-                var open = try (0..<4).map { _ in try RawConnection(port: server.port, timeout: 3) }
-                // One at a time, so each connection is counted before the next arrives.
-                let statuses = try open.enumerated().map { try $1.exchange("GET", "/\($0)").status }
-                var refused = false
-                do {
-                    _ = try RawConnection(port: server.port, timeout: 3).exchange("GET", "/extra")
-                } catch {
-                    refused = true
+            let outcome = try await offPool { () -> (statuses: [Int], extra: Int, oldestClosed: Bool, newestOpen: Int) in
+                let open = try (0..<4).map { _ in try RawConnection(port: server.port, timeout: 5) }
+                // One at a time, so that each is the next to have waited longest.
+                let statuses = try open.enumerated().map { index, connection in
+                    defer { usleepMilliseconds(20) }
+                    return try connection.exchange("GET", "/\(index)").status
                 }
-                open.removeLast()  // closes it (RawConnection's deinit)
-                var afterClose = -1
-                for _ in 0..<50 where afterClose != 200 {
-                    afterClose = (try? RawConnection(port: server.port, timeout: 3).exchange("GET", "/again").status) ?? -1
-                    if afterClose != 200 { usleepMilliseconds(20) }
-                }
-                return (statuses, refused, afterClose)
+                let extra = try RawConnection(port: server.port, timeout: 5).exchange("GET", "/extra").status
+                let oldestClosed = try open[0].waitForClose().closed
+                let newestOpen = try open[3].exchange("GET", "/still-open").status
+                return (statuses, extra, oldestClosed, newestOpen)
             }
             #expect(outcome.statuses == [200, 200, 200, 200])
-            #expect(outcome.refused)
-            #expect(outcome.afterClose == 200)
+            #expect(outcome.extra == 200)
+            #expect(outcome.oldestClosed)
+            #expect(outcome.newestOpen == 200)
         }
     }
 

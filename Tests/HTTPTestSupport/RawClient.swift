@@ -61,6 +61,11 @@ public final class RawConnection {
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
+    /// Half-closes the connection: the server reads end-of-stream, this side can still read.
+    public func shutdownWrite() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {

@@ -33,10 +33,25 @@ void cpayql_http_date(int64_t seconds, char out[30]);
 typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
 /// Starts an epoll thread-pool daemon with suspend/resume; NULL on failure (errno may tell why).
+/// `connection_notify` sees every connection open and close (MHD_OPTION_NOTIFY_CONNECTION),
+/// in the thread that serves it.
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
-                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls);
+                                    cpayql_mhd_uri_callback uri_callback, void *uri_cls,
+                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls);
+
+/// The connection's socket and the pool thread's daemon serving it (MHD_get_connection_info
+/// is variadic); returns 0 on success.
+int cpayql_mhd_connection_socket(struct MHD_Connection *connection, int *fd, const void **worker);
+
+/// The `socket_context` stored for the connection when it opened (variadic
+/// MHD_get_connection_info again); NULL if none.
+void *cpayql_mhd_socket_context(struct MHD_Connection *connection);
+
+/// CLOCK_MONOTONIC_COARSE in milliseconds: a few nanoseconds through the vDSO,
+/// precise to a scheduler tick, for deadlines of seconds checked per request.
+int64_t cpayql_monotonic_coarse_ms(void);
 
 /// The port the daemon actually bound (for port 0), or 0 if unknown.
 uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
@@ -51,4 +66,16 @@ int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, s
 enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
                                    const void *body, size_t body_length,
                                    const char *headers, size_t header_count);
+
+/// A watch for connections whose client has closed its side (an epoll set of
+/// EPOLLRDHUP only). libmicrohttpd reads a connection once per edge-triggered
+/// event, so a FIN that arrives with the last bytes of a partial head is never
+/// read until a timeout; this watch sees it. Returns the watch's descriptor or -1.
+int cpayql_hangup_watch_create(void);
+/// Watches `fd` (edge-triggered), reporting `token` when its peer closes; 0 on success.
+int cpayql_hangup_watch_add(int watch, int fd, uint64_t token);
+/// Stops watching `fd` (before it is closed); 0 on success.
+int cpayql_hangup_watch_remove(int watch, int fd);
+/// Without waiting, writes up to `capacity` tokens of hung-up connections; returns how many (or -1).
+int cpayql_hangup_watch_poll(int watch, uint64_t *tokens, int capacity);
 #endif

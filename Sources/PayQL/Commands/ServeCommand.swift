@@ -16,7 +16,8 @@ enum ServeCommand {
     usage: payql serve [--host 127.0.0.1] [--port 8080] [--threads N] [--thread-slice-us 100]
                        [--max-body-bytes 1048576] [--max-header-bytes 16384]
                        [--max-connections 4096] [--max-connections-per-ip 0]
-                       [--idle-timeout 15] [--request-timeout 30] [--shutdown-grace 10]
+                       [--idle-timeout 15] [--request-timeout 30] [--request-head-timeout 10]
+                       [--shutdown-grace 10]
                        [--introspection true|false] [--persisted-queries disabled|automatic|allow-list]
                        [--persisted-documents FILE.graphql ...]
                        [--persisted-query-entries 10000] [--persisted-query-bytes 33554432]
@@ -202,6 +203,7 @@ struct ServeSettings {
         http.limits.maxConnectionsPerIP = try bounded(options, "max-connections-per-ip", 0, 0...1_000_000)
         http.limits.idleTimeout = .seconds(try bounded(options, "idle-timeout", 15, 1...3600))
         http.limits.requestDeadline = .seconds(try bounded(options, "request-timeout", 30, 1...3600))
+        http.limits.requestHeadDeadline = .seconds(try bounded(options, "request-head-timeout", 10, 1...3600))
         shutdownGrace = .seconds(try bounded(options, "shutdown-grace", 10, 0...3600))
         graphQL.introspection = try options.bool("introspection", default: true)
         if let mode = options.string("persisted-queries") {
