@@ -72,20 +72,20 @@ struct SlotTable {
         byWorker[slot.worker, default: Worker()].slots[key] = slot
         byID[slot.id] = slot
         guard let worker = byWorker[slot.worker], worker.live > perThreadLimit else { return nil }
+        // The newcomer itself is chosen, i.e. turned away, only when no other connection
+        // waits for a head (it may share the oldest one's coarse millisecond).
         var victim: (key: ObjectIdentifier, slot: ConnectionSlot)?
         var oldest = Int64.max
-        // The newcomer itself is a candidate (it waits for a head since now): it is
-        // chosen, i.e. turned away, only when no other connection waits for one.
-        for (candidateKey, candidate) in worker.slots where !worker.closing.contains(candidateKey) {
+        for (candidateKey, candidate) in worker.slots where candidateKey != key && !worker.closing.contains(candidateKey) {
             let since = candidate.headSince.load(ordering: .relaxed)
             if since != 0, since < oldest {
                 oldest = since
                 victim = (candidateKey, candidate)
             }
         }
-        guard let victim else { return nil }
-        byWorker[slot.worker, default: Worker()].closing.insert(victim.key)
-        return victim.slot
+        let chosen = victim ?? (key, slot)
+        byWorker[slot.worker, default: Worker()].closing.insert(chosen.key)
+        return chosen.slot
     }
 
     /// Forgets a connection libmicrohttpd closed.

@@ -69,6 +69,14 @@ import Synchronization
         #expect(table.open(another) === another)
     }
 
+    @Test func aNewcomerInTheSameMillisecondAsAnIdleConnectionStillReplacesIt() {
+        var table = SlotTable(perThreadLimit: 1)
+        let idle = ConnectionSlot(id: 201, descriptor: 10, worker: 1, now: 700)
+        _ = table.open(idle)
+        let newcomer = ConnectionSlot(id: 202, descriptor: 11, worker: 1, now: 700)
+        #expect(table.open(newcomer) === idle)
+    }
+
     @Test func headDeadlineFindsOnlyConnectionsWaitingSinceTheCutoff() {
         var table = SlotTable(perThreadLimit: 10)
         let old = ConnectionSlot(id: 110, descriptor: 10, worker: 1, now: 100)
