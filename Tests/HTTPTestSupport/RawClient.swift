@@ -33,21 +33,27 @@ public final class RawConnection {
     private var buffer: [UInt8] = []
 
     public init(port: Int, timeout: Double = 10) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw RawClientError(description: "socket failed") }
+        // The socket is stored only once connected: a throwing initializer of a fully
+        // initialized class runs `deinit`, which would close the descriptor a second
+        // time — by then possibly another thread's new socket (seen as EBADF in
+        // concurrently running tests).
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw RawClientError(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard result == 0 else {
-            Glibc.close(descriptor)
-            throw RawClientError(description: "connect failed: errno \(errno)")
+            let error = errno
+            Glibc.close(socketDescriptor)
+            throw RawClientError(description: "connect failed: errno \(error)")
         }
+        descriptor = socketDescriptor
         setTimeout(timeout)
     }
 
