@@ -7,7 +7,8 @@ request the server accepted get its answer? See README.md beside this file.
 Each run starts `payql serve` (payments API, embedded PostgreSQL in WORKDIR/postgres,
 the in-process sandbox as every provider), waits for its development keys, then:
   - CLIENTS threads send `createOrder` mutations back to back, each on a fresh
-    connection (the mutation writes to PostgreSQL and calls the sandbox provider);
+    connection, or with --keep-alive on one kept-alive connection per client (the
+    mutation writes to PostgreSQL and calls the sandbox provider);
   - one connection sends half a request head and stops, another a head and half a body;
 after 1.5 s the server gets SIGTERM while the mutations are in flight. Each request
 is classified by what the client saw: an answer (with its status), a refused
@@ -38,15 +39,19 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def exchange(port, key, deadline):
-    """One mutation on a fresh connection: ('answered', status) | ('refused', None) | ('dropped', None)."""
+def exchange(port, key, deadline, kept=None):
+    """One mutation, on `kept` (a list holding a kept-alive connection, or empty) or on a
+    fresh connection: ('answered', status) | ('refused', None) | ('dropped', None)."""
     body = json.dumps({"query": MUTATION}).encode()
     head = (f"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             f"Authorization: Bearer {key}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
-    try:
-        connection = socket.create_connection((HOST, port), timeout=5)
-    except OSError:
-        return ("refused", None)
+    if kept:
+        connection = kept.pop()
+    else:
+        try:
+            connection = socket.create_connection((HOST, port), timeout=5)
+        except OSError:
+            return ("refused", None)
     with connection:
         try:
             connection.settimeout(max(1.0, deadline - time.monotonic()))
@@ -69,10 +74,16 @@ def exchange(port, key, deadline):
             pass
         if not data:
             return ("dropped", None)
-        return ("answered", int(data.split(b" ", 2)[1]))
+        if kept is not None and b"connection: close" not in data.lower():
+            kept.append(connection.dup())
+        status = data.split(b" ", 2)[1].decode()
+        # A created order, or a GraphQL error (e.g. the database going away), or another status.
+        if status == "200":
+            status = "200 order" if b'"order":{"id"' in data else "200 errors"
+        return ("answered", status)
 
 
-def run_once(binary, workdir, clients, grace, number):
+def run_once(binary, workdir, clients, grace, number, keep_alive):
     port = free_port()
     keys_dir = os.path.join(workdir, "keys")
     os.makedirs(keys_dir, exist_ok=True)
@@ -100,9 +111,10 @@ def run_once(binary, workdir, clients, grace, number):
         results, lock, stop = [], threading.Lock(), threading.Event()
 
         def client():
+            kept = [] if keep_alive else None
             while not stop.is_set():
                 sent_at = time.monotonic()
-                outcome = exchange(port, key, sent_at + grace + 10)
+                outcome = exchange(port, key, sent_at + grace + 10, kept)
                 with lock:
                     results.append((sent_at, outcome))
                 if outcome[0] == "refused":
@@ -151,13 +163,17 @@ def main():
     parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--clients", type=int, default=12)
     parser.add_argument("--grace", type=int, default=10)
+    parser.add_argument("--keep-alive", action="store_true",
+                        help="clients reuse their connection (HTTP keep-alive) instead of one per mutation")
     parser.add_argument("--workdir", help="where the embedded cluster and keys live (default: a temporary directory)")
     arguments = parser.parse_args()
     workdir = arguments.workdir or tempfile.mkdtemp(prefix="payql-shutdown-")
+    os.makedirs(workdir, exist_ok=True)
     os.chmod(workdir, 0o755)  # the embedded cluster may run as the postgres user
     total_dropped, total_answered, slowest = 0, 0, 0.0
     for number in range(1, arguments.runs + 1):
-        dropped, answered, exited = run_once(arguments.binary, workdir, arguments.clients, arguments.grace, number)
+        dropped, answered, exited = run_once(arguments.binary, workdir, arguments.clients, arguments.grace, number,
+                                            arguments.keep_alive)
         total_dropped += dropped
         total_answered += answered
         slowest = max(slowest, exited)
