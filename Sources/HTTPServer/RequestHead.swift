@@ -25,15 +25,26 @@ enum RequestHead {
     ///   understood). Only a single `Transfer-Encoding: chunked` is read, which is
     ///   also exactly what libmicrohttpd decodes.
     static func framingRefusal(headers: HTTPHeaders, version: String) -> HTTPResponse? {
-        let lengths = headers.values("content-length")
-        let encodings = headers.values("transfer-encoding")
-        if !encodings.isEmpty {
-            if !lengths.isEmpty {
+        // One pass without allocating: this runs for every request.
+        var firstLength: Substring?
+        var lengthsDiffer = false
+        var encodingFields = 0
+        for field in headers {
+            if HTTPHeaders.namesEqual(field.name, "content-length") {
+                let value = trimmed(field.value)
+                if let firstLength { lengthsDiffer = lengthsDiffer || value != firstLength } else { firstLength = value }
+            } else if HTTPHeaders.namesEqual(field.name, "transfer-encoding") {
+                encodingFields += 1
+            }
+        }
+        if encodingFields > 0 {
+            if firstLength != nil {
                 return badRequest("Transfer-Encoding and Content-Length together: the body length is ambiguous")
             }
             if version == "HTTP/1.0" {
                 return badRequest("Transfer-Encoding in an HTTP/1.0 request")
             }
+            let encodings = headers.values("transfer-encoding")
             if encodings.count == 1, isChunked(encodings[0]) { return nil }
             let codings = encodings.flatMap { $0.split(separator: ",") }
                 .map { String($0.filter { $0 != " " && $0 != "\t" }).lowercased() }
@@ -43,7 +54,7 @@ enum RequestHead {
             }
             return badRequest("Transfer-Encoding must be exactly chunked")
         }
-        if lengths.count > 1, let first = lengths.first, lengths.contains(where: { trimmed($0) != trimmed(first) }) {
+        if lengthsDiffer {
             return badRequest("Content-Length fields with different values")
         }
         return nil

@@ -229,6 +229,13 @@ final class ServerCore: Sendable {
             return String(cString: base)
         }
         context.requestID = requestID(offered: context.headers["x-request-id"])
+        let uri = context.rawURI.utf8
+        if !uri.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) {
+            context.path = context.rawURI  // nothing to cut or decode (the usual request)
+        } else {
+            let pathEnd = uri.firstIndex(of: UInt8(ascii: "?")) ?? uri.endIndex
+            context.path = URLEncodedForm.percentDecode(uri[..<pathEnd], plusAsSpace: false)
+        }
         let headBytes = RequestHead.size(method: context.method, target: context.rawURI, version: version, headers: context.headers)
         if headBytes > limits.maxHeaderBytes {
             // Answered before the body is read: libmicrohttpd then closes the connection.
@@ -240,13 +247,6 @@ final class ServerCore: Sendable {
             // RFC 9112 §6.3: a message whose body length is ambiguous is refused and the
             // connection closed (the body, which may hide another request, is never read).
             return respond(context, refusal)
-        }
-        let uri = context.rawURI.utf8
-        if !uri.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }) {
-            context.path = context.rawURI  // nothing to cut or decode (the usual request)
-        } else {
-            let pathEnd = uri.firstIndex(of: UInt8(ascii: "?")) ?? uri.endIndex
-            context.path = URLEncodedForm.percentDecode(uri[..<pathEnd], plusAsSpace: false)
         }
         if let length = context.headers["content-length"], let bytes = Int(length), bytes > limits.maxBodyBytes {
             // Answer before reading (and before any 100-continue): the body never arrives.
