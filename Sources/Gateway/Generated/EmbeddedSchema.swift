@@ -763,6 +763,11 @@ type Refund implements Node {
   amount: Money!
   status: RefundStatus!
   providerStatus: String
+  """
+  True when PayQL does not know the provider's outcome (the create timed out or the answer was not
+  understood): the refund stays PENDING, still reserves its amount, and is reconciled by its `reference`.
+  """
+  needsReconciliation: Boolean!
   """Only when the provider reports it (Razorpay: only if a speed was sent)."""
   speedRequested: RefundSpeed
   speedProcessed: RefundSpeed
@@ -2783,6 +2788,29 @@ CREATE TABLE webhook_rejections (
 -- Idempotency: the stored result names objects (ids), not a response snapshot.
 ALTER TABLE idempotency_records
     ADD COLUMN result_ids jsonb;
+
+"""#),
+        ("0003_refunds.sql", #"""
+-- Refunds, captures and cancellations (docs/api.md, "Refunds, captures and cancellations").
+-- Refunds reserve the payment's captured amount under a row lock (RefundStore.reserve); the
+-- database also refuses a refunded total above the payment, whatever the code does.
+
+ALTER TABLE payments
+    ADD CONSTRAINT payments_refunded_within_amount CHECK (amount_refunded_minor <= amount_minor);
+
+-- A refund's reference is the merchant reference sent to the provider; its reason is the contract's RefundReason.
+ALTER TABLE refunds
+    ADD CONSTRAINT refunds_reference_check CHECK (reference ~ '^[A-Za-z0-9_-]{3,40}$'),
+    ADD CONSTRAINT refunds_reason_check CHECK (reason IS NULL OR reason IN (
+        'DUPLICATE_OR_DELAYED_PAYMENT', 'PRODUCT_UNAVAILABLE', 'CUSTOMER_NOT_SATISFIED', 'PRODUCT_LOST_OR_DAMAGED',
+        'DIGITAL_DOWNLOAD_ISSUE', 'EVENT_CANCELLED', 'BILL_PAYMENT_FAILED', 'OTHER'));
+
+-- Keyset pages of `payments` and `refunds`, newest first by default (like `orders`).
+CREATE INDEX payments_created_idx ON payments (created_at DESC, id DESC);
+CREATE INDEX refunds_created_idx ON refunds (created_at DESC, id DESC);
+CREATE INDEX refunds_order_idx ON refunds (order_id);
+-- Refunds whose provider outcome is unknown, for the reconciler.
+CREATE INDEX refunds_reconcile_idx ON refunds (updated_at) WHERE needs_reconciliation;
 
 """#),
         ("0006_webhook_log.sql", #"""

@@ -313,7 +313,8 @@ struct RefundView: GraphQLFieldReadable, GraphQLTypeNamed {
         case "speedProcessed": record.speedProcessed
         case "reason": record.reason
         case "note": record.note
-        case "bankReference": nil
+        case "bankReference": record.bankReference
+        case "needsReconciliation": record.needsReconciliation
         case "initiatedBy": record.initiatedBy
         case "failureReason": record.failureReason
         case "createdAt": record.createdAt.rfc3339

@@ -34,7 +34,8 @@ struct PaymentStore: Sendable {
 
     static let refundColumns: StaticString = """
         id, payment_id, order_id, provider, provider_refund_id, reference, amount_minor, currency, status, provider_status, \
-        speed_requested, speed_processed, reason, note, initiated_by, failure_reason, created_at, updated_at, processed_at
+        speed_requested, speed_processed, reason, note, initiated_by, failure_reason, created_at, updated_at, processed_at, \
+        bank_reference, needs_reconciliation
         """
 
     static func refund(_ row: PostgresRow) throws -> RefundRecord {
@@ -50,7 +51,8 @@ struct PaymentStore: Sendable {
             speedProcessed: try row.decode(String?.self, at: 11), reason: try row.decode(String?.self, at: 12),
             note: try row.decode(String?.self, at: 13), initiatedBy: try row.decode(String.self, at: 14),
             failureReason: try row.decode(String?.self, at: 15), createdAt: try row.decode(PostgresTimestamp.self, at: 16),
-            updatedAt: try row.decode(PostgresTimestamp.self, at: 17), processedAt: try row.decode(PostgresTimestamp?.self, at: 18))
+            updatedAt: try row.decode(PostgresTimestamp.self, at: 17), processedAt: try row.decode(PostgresTimestamp?.self, at: 18),
+            bankReference: try row.decode(String?.self, at: 19), needsReconciliation: try row.decode(Bool.self, at: 20))
     }
 
     /// Payments of these orders, oldest first per order.

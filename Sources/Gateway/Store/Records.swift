@@ -190,6 +190,10 @@ struct RefundRecord: Sendable, Hashable {
     var createdAt: PostgresTimestamp
     var updatedAt: PostgresTimestamp
     var processedAt: PostgresTimestamp?
+    /// ARN / UTR / RRN once the provider reports it.
+    var bankReference: String?
+    /// The provider's outcome is unknown: the refund stays PENDING (and reserved) until reconciled.
+    var needsReconciliation: Bool = false
 }
 
 /// One timeline entry.
