@@ -48,6 +48,8 @@ extension CashfreeWebhook {
                 let mapped = try CashfreeTransformers.refund(refund, rules: rules, operation: "parseWebhook")
                 event.refundID = mapped.reference
                 event.refundStatus = mapped.status
+                event.refundReference = mapped.reference
+                event.rawRefundStatus = mapped.rawStatus
                 event.paymentID = event.paymentID ?? mapped.paymentID
                 event.orderID = event.orderID ?? refund.order_id
                 event.amount = mapped.amount

@@ -23,6 +23,10 @@ public struct WebhookEvent: Sendable, Hashable {
     public var refundID: String?
     /// The refund's unified status, for refund events.
     public var refundStatus: RefundStatus?
+    /// The merchant's refund reference the event echoes (Razorpay `receipt`, Cashfree `refund_id`), for refund events.
+    public var refundReference: String?
+    /// The refund's raw status, for refund events.
+    public var rawRefundStatus: String?
     /// The payment (or refund) amount the event carries.
     public var amount: Amount?
 

@@ -152,6 +152,23 @@ public struct InstamojoAdapter: OrderProvider {
         return try InstamojoTransformers.gatewayOrder(wire, paymentURL: nil, rules: configuration.orderAmountRules, operation: operation)
     }
 
+    /// The payments of a gateway order found by the merchant's reference: the order's `payments`
+    /// URLs, each fetched with ``fetchPayment(id:)`` (a refund needs the payment id).
+    public func fetchGatewayOrderPayments(transactionID: String) async throws(ProviderError) -> [ProviderPayment] {
+        let operation = "fetchGatewayOrderPayments"
+        let wire = try await authorized(InstamojoGatewayOrder.self, method: "GET",
+                                        url: url("/v2/gateway/orders/transaction_id:\(WireCoding.pathSegment(transactionID))/"),
+                                        operation: operation, safeToRepeat: true)
+        var payments: [ProviderPayment] = []
+        for link in wire.payments ?? [] {
+            guard let paymentID = InstamojoTransformers.lastPathComponent(link) else { continue }
+            var payment = try await fetchPayment(id: paymentID)
+            payment.orderID = wire.id
+            payments.append(payment)
+        }
+        return payments
+    }
+
     /// `GET /v2/payment_requests/{id}/`. `Completed` maps to paid; confirm with the payment.
     public func fetchOrder(id: String) async throws(ProviderError) -> ProviderOrder {
         let wire = try await fetchPaymentRequest(id: id)

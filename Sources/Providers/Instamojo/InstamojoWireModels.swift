@@ -41,6 +41,8 @@ struct InstamojoGatewayOrder: Decodable {
     var currency: String?
     var amount: WireDecimal
     var created_at: String?
+    /// The order's payments as resource URLs (`…/v2/payments/MOJO…/`), when the answer lists them.
+    var payments: [String]?
 }
 
 /// `POST /v2/gateway/orders/` answer.

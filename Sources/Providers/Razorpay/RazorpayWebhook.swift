@@ -52,6 +52,8 @@ extension RazorpayWebhook {
                 let mapped = try RazorpayTransformers.refund(refund, rules: rules, operation: "parseWebhook")
                 event.refundID = mapped.id
                 event.refundStatus = mapped.status
+                event.refundReference = mapped.reference
+                event.rawRefundStatus = mapped.rawStatus
                 event.paymentID = event.paymentID ?? mapped.paymentID
                 event.amount = mapped.amount ?? event.amount
             }

@@ -111,3 +111,30 @@ extension CashfreeSimulator {
                               body: bytes, orderURL: orderURL)
     }
 }
+
+extension CashfreeSimulator {
+    /// Finishes a PENDING refund (made with `refund_note` `PENDING`): `success`, `failed` or
+    /// `cancelled`, then sends `REFUND_STATUS_WEBHOOK` as Cashfree does for a final status.
+    func completeRefund(orderID: String, refundID: String, body: WireObject, context: SimulatorContext) -> ControlOutcome {
+        let status: String
+        switch completionStatus(body) {
+        case "success"?, "succeeded"?: status = "SUCCESS"
+        case "failed"?: status = "FAILED"
+        case "cancelled"?: status = "CANCELLED"
+        default: return .refused(status: 400, message: "cashfree: \"status\" must be success, failed or cancelled")
+        }
+        return state.withLock { state -> ControlOutcome in
+            guard let order = state.orders[orderID] else { return .refused(status: 404, message: "cashfree: no order \(orderID)") }
+            guard var refund = state.refunds[orderID]?[refundID] else {
+                return .refused(status: 404, message: "cashfree: no refund \(refundID) on order \(orderID)")
+            }
+            guard refund.status == "PENDING" else {
+                return .refused(status: 409, message: "cashfree: refund \(refundID) is \(refund.status)")
+            }
+            refund.status = status
+            refund.processedAt = context.now
+            state.refunds[orderID]?[refundID] = refund
+            return .done(["provider": "cashfree", "refund": refund.wire], [refundWebhook(refund, order: order, context)])
+        }
+    }
+}

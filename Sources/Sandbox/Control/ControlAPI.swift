@@ -30,6 +30,17 @@ extension SandboxRouter {
                 result["webhooks"] = .array(deliveries.map { .object($0.summary) })
                 return .json(.object(result))
             }
+        case ("POST", 6) where s[0] == "cashfree" && s[1] == "orders" && s[3] == "refunds" && s[5] == "complete":
+            guard let cashfree = simulator(.cashfree) as? CashfreeSimulator else { return Self.controlError(404, "cashfree is not simulated") }
+            let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
+            switch cashfree.completeRefund(orderID: s[2], refundID: s[4], body: body, context: context(for: request)) {
+            case .refused(let status, let message):
+                return Self.controlError(status, message)
+            case .done(var result, let webhooks):
+                let deliveries = await dispatcher.deliver(webhooks)
+                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
+                return .json(.object(result))
+            }
         case ("POST", 4) where s[0] == "setu" && s[1] == "links" && s[3] == "initiate":
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
