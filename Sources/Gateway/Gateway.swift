@@ -40,6 +40,7 @@ public final class Gateway: Sendable {
         ObjectResolvers.register(&set, services: services)
         MutationResolvers.register(&set, services: services)
         WebhookEventResolvers.register(&set, services: services)
+        RefundResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

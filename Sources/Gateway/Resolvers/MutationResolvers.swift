@@ -134,7 +134,7 @@ enum MutationResolvers {
 
     /// Registers `name` with idempotency: the key from `input.idempotencyKey` or the header,
     /// a replay rebuilt from stored ids, user errors in the payload.
-    private static func mutation(
+    static func mutation(
         _ set: inout ResolverSet, _ name: String, _ services: GatewayServices,
         body: @escaping @Sendable (InputReader, GatewayRequestContext) async throws -> MutationResult,
         replay: @escaping @Sendable (StoredIDs) async throws -> [String: (any Sendable)?]

@@ -278,8 +278,10 @@ struct OrderService: Sendable {
             guard let found = try await findAtProvider(.cashfree, receipt: order.receipt) else { return (nil, []) }
             return (found, try await cashfree.fetchPayments(orderID: found.id))
         case .instamojo:
+            guard let instamojo = providers.instamojo else { throw UserError(.noRoute, "INSTAMOJO is not configured") }
             guard let found = try await findAtProvider(.instamojo, receipt: order.receipt) else { return (nil, []) }
-            return (found, [])
+            // The gateway order's payments (a refund needs the payment id).
+            return (found, try await instamojo.fetchGatewayOrderPayments(transactionID: order.receipt))
         case .setu:
             return (nil, [])
         }

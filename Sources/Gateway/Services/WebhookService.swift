@@ -71,6 +71,18 @@ struct WebhookService: Sendable {
             """).single(UUID.self)
         guard let orderID, var order = try await OrderStore.lock(orderID: orderID, on: connection) else { return "UNMATCHED" }
         _ = try await connection.query("UPDATE webhook_events SET order_id = \(orderID) WHERE id = \(eventRowID)")
+        if event.refundID != nil || event.refundReference != nil {
+            // A refund event: the refund moves (and, once it succeeded, its payment's and order's amountRefunded);
+            // the payment entity it carries is a snapshot whose amount is the refund's, so it is not recorded as a payment.
+            guard let refund = try await RefundStore.find(provider: event.provider, providerRefundID: event.refundID,
+                                                          reference: event.refundReference ?? event.refundID, on: connection),
+                  refund.orderID == orderID else { return "UNMATCHED" }
+            let update = RefundStore.Update(status: event.refundStatus.flatMap(RefundStore.Update.contractStatus), providerRefundID: event.refundID == event.refundReference ? nil : event.refundID,
+                                            providerStatus: event.rawRefundStatus, failureReason: event.rawRefundStatus.map { "\(event.type): \($0)" })
+            _ = try await RefundStore.apply(update, refundID: refund.id, source: "WEBHOOK", webhookEventID: eventRowID, on: connection)
+            _ = try await connection.query("UPDATE webhook_events SET refund_id = \(refund.id), payment_id = \(refund.paymentID) WHERE id = \(eventRowID)")
+            return "APPLIED"
+        }
         if let paymentID = event.paymentID, let status = event.paymentStatus, let amount = event.amount {
             let reported = ProviderPayment(provider: event.provider, id: paymentID, orderID: providerOrderID, amount: amount,
                                            status: status, rawStatus: event.rawPaymentStatus ?? status.name)

@@ -1,0 +1,18 @@
+import Foundation
+import Postgres
+
+extension OrderStore {
+    /// Moves a locked, unpaid order to CANCELLED with a CANCELLED timeline entry.
+    static func cancel(_ order: OrderRecord, providerStatus: String?, source: String, message: String,
+                       on connection: PostgresConnection) async throws -> OrderRecord {
+        let rows = try await connection.query("""
+            UPDATE orders SET status = 'CANCELLED', provider_status = coalesce(\(providerStatus), provider_status),
+                needs_reconciliation = false, updated_at = now()
+            WHERE id = \(order.id) RETURNING \(sql: columns)
+            """)
+        guard let row = rows.first else { throw GatewayRequestError.internal("the order disappeared") }
+        try await appendEvent(orderID: order.id, kind: "CANCELLED", status: .cancelled, previous: order.status, providerStatus: providerStatus,
+                              source: source, message: message, on: connection)
+        return try record(row)
+    }
+}
