@@ -10,7 +10,12 @@ sends a bounded number of requests from a few threads, samples VmRSS from
 /proc, reads the cache gauges from /metrics, stops the server and prints one
 JSON line per phase plus a summary. It never targets anything but 127.0.0.1.
 
-usage: scripts/cache-flood.py --payql .build/release/payql [--garbage 3000] [--valid 1000]
+The server serves the shared benchmark workload (`--workload`, default
+../shared/bench/graphql beside the repository: no database needed); the caches
+under attack are the same whatever the schema, and the valid documents are
+`{ __typename }` padded with a comment.
+
+usage: scripts/cache-flood.py --payql .build/release/payql [--workload DIR] [--garbage 3000] [--valid 1000]
                               [--size 1000000] [--threads 4] [--deadline 300] [-- EXTRA SERVE FLAGS]
 """
 import argparse
@@ -59,7 +64,7 @@ def document(kind, index, size):
         head = "{ hello " + tag + " ((("
     else:
         # Unique and valid: a query followed by a comment of filler.
-        head = "{ hello }\n# " + tag + " "
+        head = "{ __typename }\n# " + tag + " "
     return head + "x" * max(0, size - len(head))
 
 
@@ -104,6 +109,8 @@ def flood(port, kind, count, size, threads, deadline, pid, samples):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--payql", required=True)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--workload", default=os.path.join(os.path.dirname(root), "shared", "bench", "graphql"))
     parser.add_argument("--garbage", type=int, default=3000)
     parser.add_argument("--valid", type=int, default=1000)
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -113,7 +120,10 @@ def main():
     args = parser.parse_args()
 
     port = free_port()
-    command = [args.payql, "serve", "--no-database", "--host", "127.0.0.1", "--port", str(port),
+    if not os.path.isfile(os.path.join(args.workload, "schema.graphql")):
+        print(f"cache-flood: no benchmark workload at {args.workload} (give --workload DIR)", file=sys.stderr)
+        return 2
+    command = [args.payql, "serve", "--workload", args.workload, "--host", "127.0.0.1", "--port", str(port),
                "--log-level", "off"] + args.extra
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + args.deadline
