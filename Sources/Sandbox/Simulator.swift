@@ -13,6 +13,10 @@ protocol ProviderSimulator: Sendable {
     /// Finishes an order for the control API (`paid`, `failed`, …).
     func complete(orderID: String, body: WireObject, context: SimulatorContext) -> ControlOutcome
 
+    /// The order as the simulator keeps it, with what the provider's own answers leave out
+    /// (Razorpay's TPV `bank_account`); nil for an unknown order.
+    func inspect(orderID: String) -> WireObject?
+
     /// The provider's answer to a request hit by a `status` fault.
     func serverError(status: Int) -> SandboxResponse
 
@@ -21,6 +25,11 @@ protocol ProviderSimulator: Sendable {
 
     /// Forgets all state.
     func reset()
+}
+
+extension ProviderSimulator {
+    /// Simulators without an inspectable order say so.
+    func inspect(orderID: String) -> WireObject? { nil }
 }
 
 /// Per-request facts the simulators need.

@@ -27,12 +27,45 @@ public struct BankAccountDetails: Sendable, Hashable {
     public var ifsc: String
     /// The account holder's name.
     public var beneficiaryName: String
+    /// Optional holder details for whitelisting (Razorpay `beneficiary_*`); orders ignore them.
+    public var beneficiary: BeneficiaryDetails
 
     /// Creates the value from its fields.
-    public init(accountNumber: String, ifsc: String, beneficiaryName: String) {
+    public init(accountNumber: String, ifsc: String, beneficiaryName: String, beneficiary: BeneficiaryDetails = .init()) {
         self.accountNumber = accountNumber
         self.ifsc = ifsc
         self.beneficiaryName = beneficiaryName
+        self.beneficiary = beneficiary
+    }
+}
+
+/// The optional account-holder details Razorpay's add-bank-account call takes.
+public struct BeneficiaryDetails: Sendable, Hashable {
+    /// E-mail address.
+    public var email: String?
+    /// Mobile number as Razorpay's sample writes it (10 national digits).
+    public var mobile: String?
+    /// Up to four address lines (`beneficiary_address1..4`).
+    public var addressLines: [String]
+    /// City.
+    public var city: String?
+    /// State.
+    public var state: String?
+    /// Country (ISO 3166 alpha-2).
+    public var country: String?
+    /// Indian PIN code.
+    public var pin: String?
+
+    /// Creates the value from its fields.
+    public init(email: String? = nil, mobile: String? = nil, addressLines: [String] = [], city: String? = nil, state: String? = nil,
+                country: String? = nil, pin: String? = nil) {
+        self.email = email
+        self.mobile = mobile
+        self.addressLines = addressLines
+        self.city = city
+        self.state = state
+        self.country = country
+        self.pin = pin
     }
 }
 

@@ -24,8 +24,14 @@ enum RazorpayTransformers {
     }
 
     static func bankAccountRequest(_ account: BankAccountDetails) -> RazorpayBankAccountRequest {
-        RazorpayBankAccountRequest(account_number: account.accountNumber, ifsc_code: account.ifsc,
-                                   beneficiary_name: account.beneficiaryName)
+        let extra = account.beneficiary
+        func line(_ index: Int) -> String? { index < extra.addressLines.count ? extra.addressLines[index] : nil }
+        return RazorpayBankAccountRequest(account_number: account.accountNumber, ifsc_code: account.ifsc,
+                                          beneficiary_name: account.beneficiaryName,
+                                          beneficiary_address1: line(0), beneficiary_address2: line(1), beneficiary_address3: line(2),
+                                          beneficiary_address4: line(3), beneficiary_email: extra.email, beneficiary_mobile: extra.mobile,
+                                          beneficiary_city: extra.city, beneficiary_state: extra.state, beneficiary_country: extra.country,
+                                          beneficiary_pin: extra.pin)
     }
 
     static func bankAccount(_ wire: RazorpayBankAccount) -> ProviderBankAccount {

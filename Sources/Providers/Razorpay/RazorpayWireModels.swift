@@ -29,6 +29,18 @@ struct RazorpayBankAccountRequest: Encodable {
     var account_number: String
     var ifsc_code: String
     var beneficiary_name: String
+    /// Documented as "the virtual payment address" (a doc slip, razorpay.md §7): address line 1.
+    var beneficiary_address1: String?
+    var beneficiary_address2: String?
+    var beneficiary_address3: String?
+    var beneficiary_address4: String?
+    var beneficiary_email: String?
+    var beneficiary_mobile: String?
+    var beneficiary_city: String?
+    var beneficiary_state: String?
+    var beneficiary_country: String?
+    /// Documented as an integer; sent as the digits' text, as the other fields (a PIN has no arithmetic).
+    var beneficiary_pin: String?
 }
 
 /// The add-bank-account answer. The API doc and the SDK mock show this

@@ -126,6 +126,11 @@ extension CashfreeSimulator {
         return order
     }
 
+    /// The stored order as `GET /orders/{id}` shows it (its `customer_details` carry the TPV fields).
+    func inspect(orderID: String) -> WireObject? {
+        state.withLock { state in state.orders[orderID]?.wire.objectValue }
+    }
+
     func fetchOrder(_ id: String, _ context: SimulatorContext) -> SandboxResponse {
         state.withLock { state in
             guard let stored = state.orders[id] else { return Self.orderNotFound() }

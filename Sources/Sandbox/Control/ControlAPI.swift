@@ -10,6 +10,14 @@ extension SandboxRouter {
             faults.removeAll()
             dispatcher.clearLog()
             return .json(.object(["status": "reset"]))
+        case ("GET", 3) where s[1] == "orders":
+            guard let provider = SandboxProvider(rawValue: s[0]), let simulator = simulator(provider) else {
+                return Self.controlError(404, "unknown provider '\(s[0])'")
+            }
+            guard let order = simulator.inspect(orderID: s[2]) else {
+                return Self.controlError(404, "\(s[0]): no order \(s[2]) (inspection: razorpay and cashfree)")
+            }
+            return .json(.object(order))
         case ("POST", 4) where s[1] == "orders" && s[3] == "complete":
             guard let provider = SandboxProvider(rawValue: s[0]), let simulator = simulator(provider) else {
                 return Self.controlError(404, "unknown provider '\(s[0])'")

@@ -56,6 +56,8 @@ enum Razorpay {
         let createdAt: Int64
         let method: String?
         let partialPayment: Bool
+        /// TPV: the `bank_account` the order was created with (not in Razorpay's order answers; the control API shows it).
+        var bankAccount: WireObject?
 
         var wire: Wire {
             .object(["id": .string(id), "entity": "order", "amount": .int(amount), "amount_paid": .int(amountPaid),

@@ -47,6 +47,7 @@ extension RazorpaySimulator {
             if let method, !["netbanking", "card", "upi", "emandate", "nach"].contains(method) {
                 throw RazorpayFailure(Self.error("Invalid payment method given: \(method)", field: "method"))
             }
+            var tpvAccount: WireObject?
             if let account = object["bank_account"], !account.isNull {
                 guard let fields = account.objectValue else {
                     throw RazorpayFailure(Self.error("The bank account must be an array.", field: "bank_account"))
@@ -63,10 +64,11 @@ extension RazorpaySimulator {
                 guard method != nil else {
                     throw RazorpayFailure(Self.error("The method field is required when bank account is present.", field: "method"))
                 }
+                tpvAccount = ["account_number": fields["account_number"] ?? .null, "name": fields["name"] ?? .null, "ifsc": fields["ifsc"] ?? .null]
             }
             let order = Razorpay.Order(id: Identifiers.razorpay("order"), amount: amount, currency: currency,
                                        receipt: receipt, notes: notes, createdAt: context.now, method: method,
-                                       partialPayment: partial)
+                                       partialPayment: partial, bankAccount: tpvAccount)
             state.withLock { state in
                 state.orders[order.id] = order
                 state.orderSequence.append(order.id)
@@ -74,6 +76,16 @@ extension RazorpaySimulator {
             return .json(order.wire)
         } catch {
             return error.response
+        }
+    }
+
+    /// The stored order with its `method` and TPV `bank_account` (for the control API).
+    func inspect(orderID: String) -> WireObject? {
+        state.withLock { state in
+            guard let order = state.orders[orderID], var object = order.wire.objectValue else { return nil }
+            object["method"] = .string(order.method)
+            object["bank_account"] = order.bankAccount.map(Wire.object) ?? .null
+            return object
         }
     }
 
