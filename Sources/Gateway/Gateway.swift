@@ -41,6 +41,7 @@ public final class Gateway: Sendable {
         MutationResolvers.register(&set, services: services)
         WebhookEventResolvers.register(&set, services: services)
         RefundResolvers.register(&set, services: services)
+        BankAccountResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

@@ -44,7 +44,7 @@ enum MutationResolvers {
                 amountMinor: money.minorUnits, currency: money.currency, receipt: input.string("receipt"), customerID: customerID,
                 provider: input.provider("provider"), flow: input.string("flow") ?? "STANDARD", method: input.string("method"),
                 description: input.string("description"), notes: input.keyValues("notes"), returnURL: input.string("returnUrl"),
-                expiresAt: input.string("expiresAt")), context: context)
+                expiresAt: input.string("expiresAt"), tpvBankAccountID: try input.id("tpvBankAccountId", of: .bankAccount)), context: context)
             let errors = order.needsReconciliation
                 ? [UserError(.providerTimeout, "the provider's answer was lost; the order will be reconciled by its receipt", provider: order.provider)]
                 : []
@@ -133,9 +133,11 @@ enum MutationResolvers {
     }
 
     /// Registers `name` with idempotency: the key from `input.idempotencyKey` or the header,
-    /// a replay rebuilt from stored ids, user errors in the payload.
+    /// a replay rebuilt from stored ids, user errors in the payload. `hashedInput` rewrites the
+    /// input before its request hash is stored (a write-only secret is replaced by a keyed hash).
     static func mutation(
         _ set: inout ResolverSet, _ name: String, _ services: GatewayServices,
+        hashedInput: (@Sendable (JSONObject) -> JSONObject)? = nil,
         body: @escaping @Sendable (InputReader, GatewayRequestContext) async throws -> MutationResult,
         replay: @escaping @Sendable (StoredIDs) async throws -> [String: (any Sendable)?]
     ) {
@@ -149,7 +151,7 @@ enum MutationResolvers {
             }
             let scope = context.principal.idempotencyScope
             if let key {
-                let hash = IdempotencyKeys.requestHash(operation: name, input: reader.object)
+                let hash = IdempotencyKeys.requestHash(operation: name, input: hashedInput?(reader.object) ?? reader.object)
                 switch try await services.idempotency.begin(scope: scope, key: key, operation: name, hash: hash) {
                 case .proceed: break
                 case .replay(let ids):

@@ -19,7 +19,6 @@ enum ObjectResolvers {
                 }
             }.load(customer.record.id)
         }
-        set.sync("Customer", "bankAccounts") { _ in [] as [any Sendable] }
         set.sync("Customer", "linkedUpiAccounts") { _ in [] as [any Sendable] }
         set.async("Customer", "orders") { input in
             guard let customer = input.source as? CustomerView else { return nil }
@@ -127,7 +126,7 @@ enum ObjectResolvers {
     }
 
     /// Customers by id, for this request; a session sees only its own customer.
-    private static func customerLoader(_ input: ResolveInput, _ services: GatewayServices) -> BatchLoader<UUID, CustomerView> {
+    static func customerLoader(_ input: ResolveInput, _ services: GatewayServices) -> BatchLoader<UUID, CustomerView> {
         let principal = (input.context as? GatewayRequestContext)?.principal
         return loader(input, "customers") {
             BatchLoader<UUID, CustomerView> { ids in

@@ -104,7 +104,9 @@ enum QueryResolvers {
             return RefundView(record: refund)
         case .webhookEvent:
             return try await WebhookEventResolvers.node(id.uuid, principal: principal, services: services)
-        case .bankAccount, .clientSession, .apiKey:
+        case .bankAccount:
+            return try await BankAccountResolvers.node(id.uuid, principal: principal, services: services)
+        case .clientSession, .apiKey:
             return nil
         }
     }

@@ -10,7 +10,9 @@ struct GatewayServices: Sendable {
     let customerStore: CustomerStore
     let orderStore: OrderStore
     let paymentStore: PaymentStore
+    let bankAccountStore: BankAccountStore
     let customers: CustomerService
+    let bankAccounts: BankAccountService
     let orders: OrderService
     let sessions: SessionService
     let webhooks: WebhookService
@@ -25,8 +27,11 @@ struct GatewayServices: Sendable {
         orderStore = OrderStore(pool: pool)
         paymentStore = PaymentStore(pool: pool)
         customers = CustomerService(customers: customerStore, providers: providers)
+        bankAccountStore = BankAccountStore(pool: pool)
+        bankAccounts = BankAccountService(accounts: bankAccountStore, customers: customerStore, customerService: customers,
+                                          providers: providers, keys: configuration.dataKeys)
         orders = OrderService(orders: orderStore, payments: paymentStore, customers: customerStore, providers: providers,
-                              configuration: configuration)
+                              configuration: configuration, bankAccounts: bankAccounts)
         sessions = SessionService(pool: pool, customers: customerStore, configuration: configuration)
         webhooks = WebhookService(pool: pool, providers: providers)
         idempotency = IdempotencyKeys(pool: pool)

@@ -18,6 +18,7 @@ struct OrderService: Sendable {
     let customers: CustomerStore
     let providers: ProviderRegistry
     let configuration: GatewayConfiguration
+    let bankAccounts: BankAccountService
 
     /// `createOrder`'s input, decoded.
     struct CreateRequest: Sendable {
@@ -32,6 +33,8 @@ struct OrderService: Sendable {
         var notes: [(key: String, value: String)]?
         var returnURL: String?
         var expiresAt: String?
+        /// TPV: the whitelisted account that must pay.
+        var tpvBankAccountID: UUID?
     }
 
     /// The provider an order goes to: the one asked for, else by capability (API README, "Routing").
@@ -66,7 +69,7 @@ struct OrderService: Sendable {
             throw UserError(.amountOutOfRange, "a client session may create orders of at most \(DecimalText.format(minorUnits: session.maxOrderAmountMinor, exponent: 2)) INR",
                             field: ["input", "amount", "amount"])
         }
-        guard ["STANDARD", "CARD_COMPONENT", "CUSTOM_UI", "HOSTED_PAGE"].contains(request.flow) else {
+        guard ["STANDARD", "CARD_COMPONENT", "CUSTOM_UI", "HOSTED_PAGE", "TPV"].contains(request.flow) else {
             throw UserError(.capabilityNotSupported, "the \(request.flow) flow is not available yet", field: ["input", "flow"])
         }
         let provider = try route(request)
@@ -90,11 +93,12 @@ struct OrderService: Sendable {
             if customer?.phone == nil { throw UserError(.required, "INSTAMOJO orders need a customer with a phone", field: ["input", "customerId"]) }
             if request.returnURL == nil { throw UserError(.required, "INSTAMOJO orders need a returnUrl", field: ["input", "returnUrl"]) }
         }
+        let tpv = try await tpvAccount(request, customer: customer, provider: provider)
         let pending: OrderRecord
         do {
             pending = try await orders.insertPending(OrderStore.NewOrder(
                 customerID: customer?.id, provider: provider, amount: amount, receipt: receipt, method: request.method, flow: request.flow,
-                bankAccountID: nil, notes: notes, description: description, returnURL: request.returnURL,
+                bankAccountID: tpv?.account.id, notes: notes, description: description, returnURL: request.returnURL,
                 createdBy: principal.session == nil ? .secretKey : .clientSession, apiKeyID: principal.apiKeyID,
                 clientSessionID: principal.session?.id, expiresAt: request.expiresAt))
         } catch let error as PostgresError where error.code == .uniqueViolation {
@@ -104,7 +108,7 @@ struct OrderService: Sendable {
             reference: receipt, amount: amount,
             customer: customer.map { CustomerDetails(id: $0.id.uuidString.lowercased(), name: $0.name, email: $0.email, phone: Self.nationalPhone($0.phone)) },
             description: description, method: request.method.flatMap { PaymentMethodKind(rawValue: $0.lowercased()) },
-            returnURL: request.returnURL, notes: notes.dictionary, idempotencyKey: receipt)
+            tpvBankAccount: tpv?.details, returnURL: request.returnURL, notes: notes.dictionary, idempotencyKey: receipt)
         do {
             let created = try await context.timingProvider { try await createAtProvider(provider, providerRequest) }
             return try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
@@ -113,7 +117,7 @@ struct OrderService: Sendable {
             switch error.code.outcome {
             case .notDone, .refused:
                 try await orders.deleteUncreated(orderID: pending.id)
-                throw UserError.provider(error)
+                throw Self.masked(UserError.provider(error), tpv: tpv?.details)
             case .unknown:
                 // The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
                 if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }) {
