@@ -47,7 +47,7 @@ enum DevKeys {
     }
 
     /// Writes `text` readable by the owner only (created with mode 0600, never world-readable for a moment).
-    private static func write(_ text: String, to path: String, directory: String) throws {
+    static func write(_ text: String, to path: String, directory: String) throws {
         mkdir(directory, 0o700)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw UsageError("cannot write \(path): errno \(errno)") }

@@ -103,6 +103,16 @@ import Glibc
         }
         #expect(status == "PAID")
         _ = try await call("{ viewer { scopes } }", key: "pq_sk_wrong")   // a refused key is logged as a 401, without the key
+        // A TPV account sealed with the generated development data key (no PAYQL_DATA_KEY here).
+        let tpvNumber = "916010082985661"
+        let tpv = try await call("""
+            mutation($c: ID!, $n: String!) { addTpvBankAccount(input: {customerId: $c, accountNumber: $n, ifsc: "HDFC0000053",
+              beneficiaryName: "Ravi"}) { bankAccount { maskedAccountNumber } userErrors { code } } }
+            """, ["c": customerID, "n": .string(tpvNumber)], key: secretKey)
+        #expect(tpv["data"]?["addTpvBankAccount"]?["bankAccount"]?["maskedAccountNumber"]?.stringValue == "XXXXXX5661", "\(tpv)")
+        #expect(stat(directory + "/data-key", &info) == 0 && info.st_mode & 0o777 == 0o600, "the data key must be readable by its owner only")
+        let dataKey = try String(contentsOfFile: directory + "/data-key", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("PAYQL_DATA_KEY=") }.map { String($0.dropFirst("PAYQL_DATA_KEY=".count)) }
 
         serve.terminate()
         #expect(serve.waitForExit() == 0)
@@ -110,8 +120,9 @@ import Glibc
         let logs = try String(contentsOfFile: directory + "/serve.log", encoding: .utf8)
             + (try String(contentsOfFile: directory + "/sandbox.log", encoding: .utf8))
         #expect(logs.contains("\"status\":200"), "the request log was written")
+        #expect(logs.components(separatedBy: "generated development key file").count == 2, "the generated data key is announced once")
         let keys = keysText.split(separator: "\n").filter { $0.hasPrefix("PAYQL_") }.compactMap { $0.split(separator: "=").last.map(String.init) }
-        for secret in Array(Self.secrets.values) + keys + [token, "pq_sk_wrong"] {
+        for secret in Array(Self.secrets.values) + keys + [token, "pq_sk_wrong", tpvNumber, try #require(dataKey)] {
             #expect(!logs.contains(secret), "a secret appeared in the logs")
         }
     }

@@ -32,6 +32,9 @@ enum ServeCommand {
     base URL; with none configured (or --sandbox true) the provider simulators run in-process
     on loopback, every unconfigured provider is wired to them, and development keys are
     written to .payql/dev-keys on first start.
+    TPV account numbers are sealed with PAYQL_DATA_KEY (32 bytes, standard Base64, environment
+    only; rotated-out keys, comma-separated, in PAYQL_DATA_KEYS_PREVIOUS). Without it a development
+    data key is generated into <--dev-keys-dir>/data-key (mode 0600) and reused (docs/api.md).
     Every option also reads PAYQL_<NAME> from the environment (e.g. PAYQL_PORT);
     DATABASE_URL is read too. With no database URL, a private PostgreSQL cluster is
     started in --data-dir and stopped on exit. Migrations (embedded in the binary, or
@@ -91,8 +94,15 @@ enum ServeCommand {
             }
             let httpClient = try HTTPClient()
             client = httpClient
+            var gatewayConfiguration = settings.gateway
+            let dataKey = try DataKeyFile.load(options: options, directory: options.string("dev-keys-dir") ?? ".payql")
+            gatewayConfiguration.dataKeys = dataKey.keyring
+            logEvent(settings, dataKey.path == nil ? "data key" : "data key: development key (set PAYQL_DATA_KEY in production)", [
+                ("source", .string(dataKey.source)), ("path", dataKey.path.map { .string($0) } ?? .null),
+                ("key_id", .string(dataKey.keyring.current.id)), ("previous_keys", .int(Int64(dataKey.keyring.previous.count))),
+            ])
             let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
-                                      configuration: settings.gateway)
+                                      configuration: gatewayConfiguration)
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
