@@ -115,6 +115,9 @@ import Testing
             let replay = try await Self.add(h, customer: customer, extra: #", idempotencyKey: "tpv-add-1""#)
             #expect(replay.data("addTpvBankAccount")?["bankAccount"]?["id"] == answer.data("addTpvBankAccount")?["bankAccount"]?["id"])
             #expect(!Self.text(replay).contains(Self.number))
+            // The stored request hash covers the number (through its keyed blind index): another number under the same key is refused.
+            let reused = try await Self.add(h, customer: customer, number: "765432123456789", extra: #", idempotencyKey: "tpv-add-1""#)
+            #expect(reused.userErrorCodes("addTpvBankAccount") == ["IDEMPOTENCY_KEY_REUSED"])
             for table: StaticString in ["bank_accounts", "bank_account_provider_refs", "idempotency_records", "customers", "customer_provider_refs"] {
                 let rows = try await h.pool.query("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM \(sql: table) t").single(String.self)
                 #expect(rows?.contains(Self.number) == false, "\(table)")

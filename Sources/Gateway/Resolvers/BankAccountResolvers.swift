@@ -14,8 +14,8 @@ enum BankAccountResolvers {
             // The request hash is stored with the idempotency key: hash the number's keyed blind index, not the number.
             var copy = input
             if let number = input["accountNumber"]?.stringValue {
-                copy["accountNumber"] = .string(services.configuration.dataKeys.map { Encoding.hex($0.blindIndex(number)) }
-                                                ?? Encoding.hex(Crypto.hmac(.sha256, key: Array("payql/no-data-key".utf8), message: Array(number.utf8))))
+                // Without a data key the call fails (CAPABILITY_NOT_SUPPORTED) and nothing keyed exists: leave the number out.
+                copy["accountNumber"] = services.configuration.dataKeys.map { .string(Encoding.hex($0.blindIndex(number))) } ?? .null
             }
             return copy
         }) { input, context in
