@@ -24,7 +24,7 @@ run: build
 ## engine's) do not share the two cores with the loopback tests that assert
 ## timeouts and deadlines.
 PURE_TESTS = ^(CryptoTests|JSONTests|GraphQLTests)\.
-DATABASE_TESTS = ^PostgresTests\.
+DATABASE_TESTS = ^(PostgresTests|GatewayTests)\.
 LOOPBACK_TESTS = ^(HTTPServerTests|GraphQLHTTPTests|HTTPClientTests|ProvidersTests|SandboxTests)\.
 
 test: deps
