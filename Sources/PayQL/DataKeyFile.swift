@@ -4,7 +4,8 @@ import Gateway
 /// The data key that seals TPV account numbers at rest: `PAYQL_DATA_KEY` (32 bytes, standard
 /// Base64; environment only), plus rotated-out keys in `PAYQL_DATA_KEYS_PREVIOUS` (comma-separated)
 /// that still open what they sealed. Without `PAYQL_DATA_KEY`, a development key is generated once
-/// into `<dir>/data-key` (mode 0600) and reused on later starts.
+/// into `<dir>/data-key` (mode 0600) and reused on later starts; an unreadable file stops the start
+/// rather than being replaced.
 enum DataKeyFile {
     /// What was configured, and the one line to log about it (never the key itself).
     struct Loaded {
@@ -28,8 +29,12 @@ enum DataKeyFile {
             return Loaded(keyring: try keyring(key, previous), source: "PAYQL_DATA_KEY", path: nil)
         }
         let path = directory + "/data-key"
-        if let existing = try? String(contentsOfFile: path, encoding: .utf8),
-           let line = existing.split(separator: "\n").first(where: { $0.hasPrefix("PAYQL_DATA_KEY=") }) {
+        if FileManager.default.fileExists(atPath: path) {
+            // Never replaced: a new key would make every account sealed with this one unreadable.
+            guard let existing = try? String(contentsOfFile: path, encoding: .utf8),
+                  let line = existing.split(separator: "\n").first(where: { $0.hasPrefix("PAYQL_DATA_KEY=") }) else {
+                throw UsageError("\(path) exists but holds no readable PAYQL_DATA_KEY= line; fix or restore it (it is never regenerated)")
+            }
             let key: DataKey
             do { key = try DataKey(base64: String(line.dropFirst("PAYQL_DATA_KEY=".count))) } catch { throw UsageError("\(path): \(error)") }
             return Loaded(keyring: try keyring(key, previous), source: "development key file", path: path)

@@ -79,6 +79,8 @@ enum ServeCommand {
     /// The payments API: database, providers (or the in-process sandbox), gateway, server — started
     /// in that order and stopped in reverse on SIGTERM/SIGINT.
     private static func serveGateway(settings: ServeSettings, options: Options) async throws -> Int32 {
+        // Configuration first: a bad or unreadable data key stops the start before anything runs.
+        let dataKey = try DataKeyFile.load(options: options, directory: options.string("dev-keys-dir") ?? ".payql")
         guard let database = try await openDatabase(options, settings) else { return 1 }
         var sandbox: SandboxServer?
         var client: HTTPClient?
@@ -95,7 +97,6 @@ enum ServeCommand {
             let httpClient = try HTTPClient()
             client = httpClient
             var gatewayConfiguration = settings.gateway
-            let dataKey = try DataKeyFile.load(options: options, directory: options.string("dev-keys-dir") ?? ".payql")
             gatewayConfiguration.dataKeys = dataKey.keyring
             logEvent(settings, dataKey.path == nil ? "data key" : "data key: development key (set PAYQL_DATA_KEY in production)", [
                 ("source", .string(dataKey.source)), ("path", dataKey.path.map { .string($0) } ?? .null),
