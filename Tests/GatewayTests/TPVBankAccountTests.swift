@@ -192,6 +192,17 @@ import Testing
             let read = try await h.graphQL("query($id: ID!) { order(id: $id) { tpvBankAccount { id last4 } } }",
                                            variables: ["id": try #require(order["id"])])
             #expect(read.data("order")?["tpvBankAccount"]?["last4"]?.stringValue == "5661")
+
+            // The sandbox honours TPV: money from another account fails; from the whitelisted one the order is paid.
+            let status = "query($id: ID!) { order(id: $id) { status payments { status failure { reason } } } }"
+            let orderID = try #require(order["id"])
+            try await h.sandboxControl("/razorpay/orders/\(providerOrderID)/complete", body: #"{"status":"paid","account_number":"111122223333"}"#)
+            #expect(try await h.eventually {
+                try await h.graphQL(status, variables: ["id": orderID]).data("order")?["payments"]?.arrayValue?.first?["status"]?.stringValue == "FAILED"
+            })
+            #expect(try await h.graphQL(status, variables: ["id": orderID]).data("order")?["status"]?.stringValue != "PAID")
+            try await h.sandboxControl("/razorpay/orders/\(providerOrderID)/complete", body: #"{"status":"paid","account_number":"\#(Self.number)"}"#)
+            #expect(try await h.eventually { try await h.graphQL(status, variables: ["id": orderID]).data("order")?["status"]?.stringValue == "PAID" })
         }
     }
 

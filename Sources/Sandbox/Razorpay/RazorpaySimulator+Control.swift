@@ -26,8 +26,14 @@ extension RazorpaySimulator {
                 return captureLate(lateID, order: &order, outcome: outcome, state: &state, context: context)
             }
             let method = requestedMethod ?? order.method ?? "upi"
-            let failed = outcome == "failed"
-            let captured = outcome == "paid"
+            // TPV: "Payments will not be processed for an incorrect account number" (razorpay.md §3, Orders):
+            // a payment from another account (`"account_number"` in the body) fails.
+            let wrongAccount = order.bankAccount.map { account in
+                guard let paidFrom = body["account_number"]?.stringValue else { return false }
+                return paidFrom != (account["account_number"]?.stringValue ?? account["account_number"]?.numberText)
+            } ?? false
+            let failed = outcome == "failed" || wrongAccount
+            let captured = outcome == "paid" && !wrongAccount
             let payment = Razorpay.Payment(
                 id: Identifiers.razorpay("pay"), orderID: order.id, amount: order.amount - order.amountPaid,
                 currency: order.currency, status: failed ? "failed" : (captured ? "captured" : "authorized"),
@@ -38,7 +44,10 @@ extension RazorpaySimulator {
                 vpa: method == "upi" ? (body["vpa"]?.stringValue ?? (failed ? "failure@razorpay" : "success@razorpay")) : nil,
                 bank: method == "netbanking" ? "HDFC" : nil, wallet: method == "wallet" ? "paytm" : nil,
                 cardID: method == "card" || method == "emi" ? Identifiers.razorpay("card") : nil,
-                error: failed ? Razorpay.PaymentError(
+                error: wrongAccount ? Razorpay.PaymentError(
+                    code: "BAD_REQUEST_ERROR", description: "Payment failed because the bank account does not match the one registered for this order.",
+                    source: "customer", step: "payment_authorization", reason: "bank_account_mismatch")
+                    : failed ? Razorpay.PaymentError(
                     code: "BAD_REQUEST_ERROR", description: "Payment failed because the customer declined the collect request.",
                     source: "customer", step: "payment_authorization", reason: "payment_cancelled") : nil,
                 createdAt: context.now, rrn: Identifiers.digits(12))
