@@ -129,21 +129,43 @@ public final class Gateway: Sendable {
 
 /// Routes provider webhooks to the gateway and the rest to GraphQL over HTTP.
 struct GatewayHTTPHandler: HTTPHandler {
+    /// What a path leads to.
+    enum Destination: Sendable { case webhook }
+
     let graphQL: GraphQLHTTPHandler
     let webhooks: WebhookService
-    static let webhookPrefix = "/webhooks/"
+    let router: Router<Destination>
+
+    init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService) {
+        self.graphQL = graphQL
+        self.webhooks = webhooks
+        var router = Router<Destination>()
+        // A fixed, valid pattern: a failure here is a programming error caught by every test.
+        try? router.add("POST /webhooks/{provider}", .webhook)
+        self.router = router
+    }
 
     func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
-        if request.path.hasPrefix(Self.webhookPrefix) { return nil }
-        return graphQL.respondImmediately(to: &request)
+        switch router.match(method: request.method, path: request.path) {
+        case .found: return nil
+        case .methodNotAllowed(let allowed):
+            return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
+        case .notFound: return graphQL.respondImmediately(to: &request)
+        }
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard request.path.hasPrefix(Self.webhookPrefix) else { return await graphQL.handle(request) }
-        let provider = String(request.path.dropFirst(Self.webhookPrefix.count))
-        guard request.method == "POST" else {
-            return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": "POST"])
+        switch router.match(method: request.method, path: request.path) {
+        case .found(.webhook, let parameters):
+            return await webhook(provider: parameters["provider"] ?? "", request: request)
+        case .methodNotAllowed(let allowed):
+            return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
+        case .notFound:
+            return await graphQL.handle(request)
         }
+    }
+
+    private func webhook(provider: String, request: HTTPRequest) async -> HTTPResponse {
         do {
             let headers = request.headers.map { (name: $0.name, value: $0.value) }
             switch try await webhooks.receive(provider: provider, headers: headers, body: request.body) {

@@ -182,6 +182,9 @@ import Testing
             #expect(try await h.count("webhook_rejections") == 1)
             let unknown = try await h.client.execute(.init(method: "POST", url: h.baseURL + "/webhooks/paypal", body: body))
             #expect(unknown.status == 404)
+            let get = try await h.client.execute(.init(method: "GET", url: h.baseURL + "/webhooks/razorpay"))
+            #expect(get.status == 405)
+            #expect(get.headers.first { $0.name.lowercased() == "allow" }?.value == "POST")
         }
     }
 }
