@@ -33,7 +33,9 @@ struct BankAccountRecord: Sendable, Hashable {
     /// The sealing purpose of this row's account number (bound into the AES-GCM associated data).
     static func purpose(id: UUID) -> String { "bank_accounts.account_number/\(id.uuidString.lowercased())" }
 
+    /// The same row in the same version (the tuple of provider refs is not Equatable).
     static func == (lhs: BankAccountRecord, rhs: BankAccountRecord) -> Bool { lhs.id == rhs.id && lhs.updatedAt == rhs.updatedAt }
+    /// By row id.
     func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
@@ -41,11 +43,13 @@ struct BankAccountRecord: Sendable, Hashable {
 struct BankAccountStore: Sendable {
     let pool: PostgresPool
 
+    /// The columns every read selects, in ``record(_:)``'s order.
     static let columns: StaticString = """
         id, customer_id, ifsc, provider_ifsc, account_holder_name, beneficiary_email, beneficiary_mobile, bank_name, status, last4, \
         account_ciphertext, account_key_id, created_at, updated_at, removed_at
         """
 
+    /// A row of ``columns`` (provider refs empty: see `withRefs`).
     static func record(_ row: PostgresRow) throws -> BankAccountRecord {
         BankAccountRecord(
             id: try row.decode(UUID.self, at: 0), customerID: try row.decode(UUID.self, at: 1),
