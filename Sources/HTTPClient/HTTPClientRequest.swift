@@ -27,6 +27,12 @@ public struct HTTPClientRequest: Sendable {
     /// The caller's deadline across all attempts and back-off sleeps; each attempt's
     /// timeout is shortened to end by it, and no retry starts after it.
     public var deadline: ContinuousClock.Instant?
+    /// Send on a new connection, never a kept-alive one. Default false. libcurl silently sends a
+    /// request again when a reused connection closes before any answer (it takes it for a stale
+    /// keep-alive connection), whatever ``retry`` says. For a write that may not be repeated this
+    /// is a duplicate whenever the server did the work and then lost the answer (a second order
+    /// created); on a connection of its own the loss is reported as an error instead.
+    public var freshConnection: Bool
 
     /// Creates a request; the connect timeout is 10 s, retries are off and there is no deadline.
     public init(
@@ -44,6 +50,7 @@ public struct HTTPClientRequest: Sendable {
         self.connectTimeout = .seconds(10)
         self.retry = .never
         self.deadline = nil
+        self.freshConnection = false
     }
 }
 

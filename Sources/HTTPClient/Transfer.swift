@@ -100,6 +100,9 @@ final class Transfer: @unchecked Sendable {
             try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(configuration.maxResponseBytes))
         }
         try set(CURLOPT_MAXAGE_CONN, long: max(1, Int(configuration.maxIdleConnectionAge.components.seconds)))
+        if request.freshConnection {
+            try set(CURLOPT_FRESH_CONNECT, long: 1)
+        }
         try set(CURLOPT_USERAGENT, string: configuration.userAgent)
 
         let writeCallback: cpayql_curl_data_callback = { data, size, count, user in

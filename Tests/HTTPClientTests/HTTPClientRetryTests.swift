@@ -152,4 +152,27 @@ struct HTTPClientRetryTests {
             #expect(server.requests("/p") == 1)
         }
     }
+
+    /// libcurl resends a request whose reused connection closed without an answer; a POST that
+    /// may not be repeated goes on a fresh connection and fails instead (the server may have done
+    /// the work: a resend would be a duplicate order).
+    @Test func aWriteThatMayNotBeRepeatedIsNeverResentOnAClosedReusedConnection() async throws {
+        let handler: LoopbackServer.Handler = { request, _ in
+            request.path == "/write" ? .drop : .respond(status: 200, body: Array("ok".utf8))
+        }
+        try await withServer(handler: handler) { server, client in
+            // A connection kept alive by a first request, that the write would otherwise reuse.
+            let warm = try await client.execute(HTTPClientRequest(url: server.url("/warm")))
+            #expect(warm.status == 200)
+            // Without freshConnection libcurl sends the write twice: the dropped attempt and its own resend.
+            _ = try? await client.execute(HTTPClientRequest(method: "POST", url: server.url("/write"), body: Array("{}".utf8)))
+            #expect(server.requests("/write") == 2)
+            var write = HTTPClientRequest(method: "POST", url: server.url("/write"), body: Array("{}".utf8))
+            write.freshConnection = true
+            await #expect(throws: HTTPClientError.self) { _ = try await client.execute(write) }
+            #expect(server.requests("/write") == 3)
+            let after = try await client.execute(HTTPClientRequest(url: server.url("/warm")))
+            #expect(after.status == 200)
+        }
+    }
 }

@@ -77,6 +77,9 @@ struct ProviderHTTP: Sendable {
             request.retry = .idempotent(maxAttempts: settings.maxAttemptsWhenSafe, baseDelay: settings.retryBaseDelay,
                                         maxDelay: .seconds(5))
         }
+        // A write that may not be repeated (Razorpay's order create has no idempotency key) goes on a
+        // connection of its own: on a kept-alive one, libcurl would resend it if the answer were lost.
+        request.freshConnection = !safeToRepeat && method != "GET" && method != "HEAD"
         let started = ContinuousClock.now
         let response: HTTPClientResponse
         do {
