@@ -47,8 +47,9 @@ final class SandboxRouter: Sendable {
                          status: 404)
         }
         if latency > .zero { await pause(latency) }
-        switch faults.take(method: request.method, path: request.path) {
-        case nil:
+        let fault = faults.take(method: request.method, path: request.path)
+        switch fault {
+        case nil, .afterWork?:
             break
         case .latency(let delay)?:
             await pause(delay)
@@ -69,7 +70,27 @@ final class SandboxRouter: Sendable {
         inner.path = relativePath
         let result = simulator.handle(inner, context: context(for: request))
         dispatcher.deliverInBackground(result.webhooks)
+        if case .afterWork(let loss)? = fault {
+            return await lose(result.response, loss, simulator: simulator)
+        }
         return result.response
+    }
+
+    /// What the client gets when an `*_after` fault loses the answer to work already done.
+    private func lose(_ answer: SandboxResponse, _ loss: FaultRule.LostAnswer, simulator: any ProviderSimulator) async -> SandboxResponse {
+        switch loss {
+        case .drop:
+            return .dropped
+        case .timeout(let hold):
+            await pause(min(hold, FaultRule.maximumTimeout))
+            return .dropped
+        case .serverError(let status):
+            return simulator.serverError(status: status)
+        case .malformed:
+            // The real answer cut in half: a JSON object without its end never parses.
+            return SandboxResponse(status: 200, headers: [("Content-Type", "application/json")],
+                                   body: Array(answer.body.prefix(max(1, answer.body.count / 2))))
+        }
     }
 
     /// The simulator for a path and the path below its base (`/razorpay/v1/orders` → `/v1/orders`).

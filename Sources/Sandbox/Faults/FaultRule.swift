@@ -15,6 +15,21 @@ public struct FaultRule: Sendable, Equatable {
         case malformedBody
         /// Close the connection without answering.
         case dropConnection
+        /// Do the work (the simulator creates the order, the refund, …), then lose its answer:
+        /// the client cannot tell whether anything happened, as after a real timeout or 5xx.
+        case afterWork(LostAnswer)
+    }
+
+    /// How an answer is lost after the work was done (`*_after` kinds).
+    public enum LostAnswer: Sendable, Equatable {
+        /// Close the connection without answering (`drop_after`).
+        case drop
+        /// Hold the connection for this long (bounded by `FaultRule.maximumTimeout`), then close it (`timeout_after`).
+        case timeout(Duration)
+        /// Answer this 5xx status with the provider's server-error body (`status_after`).
+        case serverError(status: Int)
+        /// Answer 200 with the real answer's body cut in half (`malformed_after`).
+        case malformed
     }
 
     /// The longest a `timeout` fault holds a request.
@@ -66,20 +81,21 @@ extension FaultRule {
             return value
         }
         let kind: Kind
-        switch object["kind"]?.stringValue {
+        let name = object["kind"]?.stringValue
+        switch name {
         case "latency":
             guard let ms = try integer("ms"), ms >= 0, ms <= 120_000 else {
                 throw FaultRuleError(description: "latency needs \"ms\" between 0 and 120000")
             }
             kind = .latency(.milliseconds(ms))
-        case "timeout":
+        case "timeout", "timeout_after":
             let ms = try integer("ms") ?? 30_000
             guard ms > 0, ms <= 120_000 else { throw FaultRuleError(description: "timeout \"ms\" must be 1...120000") }
-            kind = .timeout(.milliseconds(ms))
-        case "status":
+            kind = name == "timeout" ? .timeout(.milliseconds(ms)) : .afterWork(.timeout(.milliseconds(ms)))
+        case "status", "status_after":
             let status = try integer("status") ?? 500
             guard (500...599).contains(status) else { throw FaultRuleError(description: "\"status\" must be 500...599") }
-            kind = .serverError(status: status)
+            kind = name == "status" ? .serverError(status: status) : .afterWork(.serverError(status: status))
         case "rate_limit":
             let seconds = try integer("retry_after") ?? 1
             guard (0...3600).contains(seconds) else { throw FaultRuleError(description: "\"retry_after\" must be 0...3600") }
@@ -88,8 +104,13 @@ extension FaultRule {
             kind = .malformedBody
         case "drop":
             kind = .dropConnection
+        case "malformed_after":
+            kind = .afterWork(.malformed)
+        case "drop_after":
+            kind = .afterWork(.drop)
         default:
-            throw FaultRuleError(description: "\"kind\" must be latency, timeout, status, rate_limit, malformed or drop")
+            throw FaultRuleError(description: "\"kind\" must be latency, timeout, status, rate_limit, malformed, drop, "
+                                 + "drop_after, timeout_after, status_after or malformed_after")
         }
         let times = try integer("times")
         if let times, times < 1 { throw FaultRuleError(description: "\"times\" must be at least 1") }
@@ -105,6 +126,10 @@ extension FaultRule {
         case .rateLimited(let seconds): object["kind"] = "rate_limit"; object["retry_after"] = .int(Int64(seconds))
         case .malformedBody: object["kind"] = "malformed"
         case .dropConnection: object["kind"] = "drop"
+        case .afterWork(.drop): object["kind"] = "drop_after"
+        case .afterWork(.timeout(let d)): object["kind"] = "timeout_after"; object["ms"] = .int(d.milliseconds)
+        case .afterWork(.serverError(let status)): object["kind"] = "status_after"; object["status"] = .int(Int64(status))
+        case .afterWork(.malformed): object["kind"] = "malformed_after"
         }
         object["times"] = times.map { .int(Int64($0)) } ?? .null
         return object
