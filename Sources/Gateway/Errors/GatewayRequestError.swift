@@ -1,5 +1,6 @@
 public import GraphQL
 public import JSON
+import Postgres
 
 /// A top-level GraphQL error with one of the contract's `extensions.code`s
 /// (UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, BAD_USER_INPUT, INTERNAL).
@@ -22,6 +23,13 @@ public struct GatewayRequestError: Error, Sendable, GraphQLReportableError, Cust
     /// Something that should not happen; details go to the log, not the client.
     static func `internal`(_ message: String) -> GatewayRequestError {
         GatewayRequestError(code: "INTERNAL", message: "Internal error (\(message)).")
+    }
+
+    /// A database failure: during an outage (restart, fail-over) a clear "retry", otherwise a bare INTERNAL.
+    static func database(_ error: PostgresError) -> GatewayRequestError {
+        OutageRetry.isOutage(error)
+            ? GatewayRequestError(code: "INTERNAL", message: "The database is unavailable (restarting or unreachable); retry the request with the same idempotency key.")
+            : .internal("database")
     }
 
     /// An argument in the right format but unusable (e.g. `first` above 100).

@@ -76,15 +76,21 @@ struct IdempotencyKeys: Sendable {
     }
 
     /// Records the ids the first call produced.
+    /// Rides out a short database outage: the work is done and a retry must replay it.
     func complete(scope: String, key: String, resultIDs: JSONValue) async throws {
-        _ = try await pool.query("""
-            UPDATE idempotency_records SET status = 'COMPLETED', result_ids = \(PostgresJSONB(text: JSONWriter.string(resultIDs))),
-                completed_at = now() WHERE scope = \(scope) AND key = \(key)
-            """)
+        _ = try await OutageRetry.run {
+            try await pool.query("""
+                UPDATE idempotency_records SET status = 'COMPLETED', result_ids = \(PostgresJSONB(text: JSONWriter.string(resultIDs))),
+                    completed_at = now() WHERE scope = \(scope) AND key = \(key)
+                """)
+        }
     }
 
-    /// Frees the key after a retryable failure or an error, so a retry does the work.
+    /// Frees the key after a retryable failure or an error, so a retry does the work. Rides out a short
+    /// database outage (the usual cause of the error): a key left IN_PROGRESS would refuse every retry.
     func release(scope: String, key: String) async {
-        _ = try? await pool.query("DELETE FROM idempotency_records WHERE scope = \(scope) AND key = \(key) AND status = 'IN_PROGRESS'")
+        _ = try? await OutageRetry.run {
+            try await pool.query("DELETE FROM idempotency_records WHERE scope = \(scope) AND key = \(key) AND status = 'IN_PROGRESS'")
+        }
     }
 }

@@ -33,7 +33,12 @@ struct ResolverSet {
         add(type, field, .async { input in
             if let required { try Self.check(input, required, type, field) }
             let account = (input.context as? GatewayRequestContext)?.databaseTime
-            return try await PostgresTimeAccount.$current.withValue(account) { try await body(input) }
+            do {
+                return try await PostgresTimeAccount.$current.withValue(account) { try await body(input) }
+            } catch let error as PostgresError {
+                // Never the driver's text (socket paths, SQL) to the client: a clear INTERNAL error.
+                throw GatewayRequestError.database(error)
+            }
         })
     }
 

@@ -109,23 +109,30 @@ struct OrderService: Sendable {
             customer: customer.map { CustomerDetails(id: $0.id.uuidString.lowercased(), name: $0.name, email: $0.email, phone: Self.nationalPhone($0.phone)) },
             description: description, method: request.method.flatMap { PaymentMethodKind(rawValue: $0.lowercased()) },
             tpvBankAccount: tpv?.details, returnURL: request.returnURL, notes: notes.dictionary, idempotencyKey: receipt)
+        // From here on the provider may have done the work: what it said is written even across a short
+        // database outage (OutageRetry), so an order acknowledged to the client is stored.
+        let created: ProviderOrder
         do {
-            let created = try await context.timingProvider { try await createAtProvider(provider, providerRequest) }
-            return try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
-                                                checkout: checkout(for: created, provider: provider))
+            created = try await context.timingProvider { try await createAtProvider(provider, providerRequest) }
         } catch let error as ProviderError {
             switch error.code.outcome {
             case .notDone, .refused:
-                try await orders.deleteUncreated(orderID: pending.id)
+                try await OutageRetry.run { try await orders.deleteUncreated(orderID: pending.id) }
                 throw Self.masked(UserError.provider(error), tpv: tpv?.details)
             case .unknown:
                 // The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
                 if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }) {
-                    return try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
-                                                        checkout: checkout(for: found, provider: provider))
+                    return try await OutageRetry.run {
+                        try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
+                                                     checkout: checkout(for: found, provider: provider))
+                    }
                 }
-                return try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(error.code.label)")
+                return try await OutageRetry.run { try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(error.code.label)") }
             }
+        }
+        return try await OutageRetry.run {
+            try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
+                                         checkout: checkout(for: created, provider: provider))
         }
     }
 
@@ -243,10 +250,14 @@ struct OrderService: Sendable {
         let (updated, lastPayment) = try await orders.pool.withTransaction { connection in
             guard var locked = try await OrderStore.lock(orderID: order.id, on: connection) else { throw GatewayRequestError.internal("order vanished") }
             if let fetchedOrder, locked.providerOrderID == nil {
+                // Found by receipt after a lost answer: the client SDK's checkout is written too.
+                let checkout = checkout(for: fetchedOrder, provider: order.provider)
                 _ = try await connection.query("""
-                    UPDATE orders SET provider_order_id = \(fetchedOrder.id), needs_reconciliation = false, updated_at = now() WHERE id = \(order.id)
+                    UPDATE orders SET provider_order_id = \(fetchedOrder.id), client_payload = \(checkout.jsonb), needs_reconciliation = false,
+                        updated_at = now() WHERE id = \(order.id)
                     """)
                 locked.providerOrderID = fetchedOrder.id
+                locked.checkout = checkout
                 locked.needsReconciliation = false
             }
             var last: PaymentRecord?

@@ -28,6 +28,7 @@ enum ServeCommand {
                        [--database-url URL | --data-dir .payql/postgres] [--migrations schema/migrations]
                        [--migrate true|false] [--no-database (with --workload only)]
     \(ProviderOptions.usage)
+    \(ReconcilerOptions.usage)
     Serves the payments API (schema/payql.graphql). Providers with credentials talk to their
     base URL; with none configured (or --sandbox true) the provider simulators run in-process
     on loopback, every unconfigured provider is wired to them, and development keys are
@@ -39,6 +40,8 @@ enum ServeCommand {
     DATABASE_URL is read too. With no database URL, a private PostgreSQL cluster is
     started in --data-dir and stopped on exit. Migrations (embedded in the binary, or
     --migrations DIR) run at start unless --migrate false. --workload serves without a database.
+    The reconciler re-reads open orders from their provider every --reconcile-interval-ms
+    (several instances on one database share the work); --reconciler false turns it off.
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -85,6 +88,7 @@ enum ServeCommand {
         var sandbox: SandboxServer?
         var client: HTTPClient?
         var server: HTTPServer?
+        var reconciler: Reconciler?
         do {
             var providerSettings = try ProviderOptions.settings(from: options)
             let useSandbox = try options.bool("sandbox", default: providerSettings.isEmpty)
@@ -104,6 +108,7 @@ enum ServeCommand {
             ])
             let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
                                       configuration: gatewayConfiguration)
+            reconciler = try ReconcilerOptions.start(gateway: gateway, options: options, logLevel: settings.logLevel)
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
@@ -126,18 +131,19 @@ enum ServeCommand {
             let signal = await ServeSignals.waitForTermination()
             logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(listening.activeRequests)))])
         } catch {
-            await stop(server: server, sandbox: sandbox, client: client, database: database, settings: settings)
+            await stop(server: server, reconciler: reconciler, sandbox: sandbox, client: client, database: database, settings: settings)
             throw error
         }
-        await stop(server: server, sandbox: sandbox, client: client, database: database, settings: settings)
+        await stop(server: server, reconciler: reconciler, sandbox: sandbox, client: client, database: database, settings: settings)
         return 0
     }
 
-    /// Stops in reverse order of start: the server (finishing in-flight requests), the sandbox,
-    /// the provider client, the database.
-    private static func stop(server: HTTPServer?, sandbox: SandboxServer?, client: HTTPClient?, database: DatabaseSession,
-                             settings: ServeSettings) async {
+    /// Stops in reverse order of start: the server (finishing in-flight requests), the reconciler,
+    /// the sandbox, the provider client, the database.
+    private static func stop(server: HTTPServer?, reconciler: Reconciler?, sandbox: SandboxServer?, client: HTTPClient?,
+                             database: DatabaseSession, settings: ServeSettings) async {
         await server?.shutdown(gracePeriod: settings.shutdownGrace)
+        await reconciler?.shutdown()
         await sandbox?.shutdown()
         await client?.shutdown()
         await database.close()

@@ -1,0 +1,79 @@
+import Foundation
+import Postgres
+
+/// The reconciler's SQL: claiming due orders so that several workers (in one process or
+/// many) share them without re-reading one twice, and scheduling the next look.
+///
+/// A claim is a lease: in one short transaction, due rows are locked with
+/// `FOR UPDATE SKIP LOCKED` (rows another worker is claiming are skipped, not waited
+/// for) and their `reconcile_after` moved to the lease's end, so no other worker finds
+/// them due until this one is done or has died. The lease's end is also the claim's
+/// token: the next look is written only while the row still carries it.
+struct ReconcileStore: Sendable {
+    let pool: PostgresPool
+
+    /// One claimed order.
+    struct Claim: Sendable {
+        var order: OrderRecord
+        /// Claims so far, this one included.
+        var attempts: Int
+        /// The lease's end, written into `reconcile_after` by the claim.
+        var token: PostgresTimestamp
+    }
+
+    /// Claims up to `limit` orders due at `now`: flagged or not final, and either scheduled
+    /// (`reconcile_after <= now`) or never scheduled and created before `createdBefore`.
+    func claim(now: PostgresTimestamp, createdBefore: PostgresTimestamp, leaseEnd: PostgresTimestamp, limit: Int) async throws -> [Claim] {
+        let rows = try await pool.query("""
+            WITH due AS (
+                SELECT id AS due_id FROM orders
+                WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING'))
+                  AND (reconcile_after <= \(now) OR (reconcile_after IS NULL AND created_at <= \(createdBefore)))
+                ORDER BY coalesce(reconcile_after, created_at)
+                LIMIT \(Int64(limit))
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE orders SET reconcile_after = \(leaseEnd), reconcile_attempts = reconcile_attempts + 1
+            FROM due WHERE orders.id = due.due_id
+            RETURNING \(sql: OrderStore.columns), reconcile_attempts
+            """)
+        return try rows.map { row in
+            Claim(order: try OrderStore.record(row), attempts: Int(try row.decode(Int32.self, at: 26)), token: leaseEnd)
+        }
+    }
+
+    /// Schedules the next look (nil: never again), if the claim still holds the row.
+    func release(_ claim: Claim, next: PostgresTimestamp?) async throws {
+        _ = try await pool.query("""
+            UPDATE orders SET reconcile_after = \(next) WHERE id = \(claim.order.id) AND reconcile_after = \(claim.token)
+            """)
+    }
+
+    /// Flags an order whose creation never finished (its createdOrder call died with the process):
+    /// from now on it is looked up by receipt.
+    func flagUnfinishedCreation(orderID: UUID) async throws -> OrderRecord? {
+        try await pool.withTransaction { connection in
+            let rows = try await connection.query("""
+                UPDATE orders SET needs_reconciliation = true, updated_at = now()
+                WHERE id = \(orderID) AND provider_order_id IS NULL AND NOT needs_reconciliation
+                RETURNING \(sql: OrderStore.columns)
+                """)
+            guard let row = rows.first else { return nil }
+            let record = try OrderStore.record(row)
+            try await OrderStore.appendEvent(orderID: orderID, kind: "RECONCILIATION_NEEDED", status: record.status, previous: nil,
+                                             providerStatus: nil, source: "RECONCILER",
+                                             message: "the creation at the provider never finished; looking the order up by receipt",
+                                             on: connection)
+            return record
+        }
+    }
+
+    /// Moves an order that stayed open past expiry + grace to EXPIRED.
+    func expire(orderID: UUID) async throws {
+        try await pool.withTransaction { connection in
+            guard let locked = try await OrderStore.lock(orderID: orderID, on: connection) else { return }
+            try await OrderStore.applyStatus(order: locked, proposed: .expired, providerStatus: nil, source: "RECONCILER",
+                                             message: "no final status from the provider by expiry + grace", on: connection)
+        }
+    }
+}

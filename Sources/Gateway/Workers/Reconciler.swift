@@ -1,0 +1,154 @@
+public import Foundation
+public import Postgres
+import Synchronization
+
+/// Something the reconciler did, for the caller's log and for tests.
+public enum ReconcilerEvent: Sendable {
+    /// Orders claimed by one query (their ids).
+    case claimed([UUID])
+    /// An order was re-read from its provider: its status and whether it still needs reconciliation.
+    case synced(order: UUID, status: String, needsReconciliation: Bool, providerErrors: [String])
+    /// An order stayed open past expiry + grace and is now EXPIRED.
+    case expired(order: UUID)
+    /// A step failed (database or provider wiring); the order is looked at again when its lease ends.
+    case failed(order: UUID?, message: String)
+}
+
+/// Re-reads open orders from their provider until they are final (API README decision 1):
+/// orders whose creation or verification had an unknown outcome (`needsReconciliation`),
+/// and every order in CREATED, ATTEMPTED or PENDING, on a backoff schedule, until the
+/// provider says final or the order is past its expiry (or creation + 24 h) + 24 h, when it
+/// becomes EXPIRED. A lost creation is found again by its receipt (``OrderService/sync``).
+///
+/// Work is shared through the database (``ReconcileStore``): any number of reconcilers,
+/// in one process or many, claim disjoint orders, and no order is re-read twice for one
+/// due time. Owns one task between ``start()`` and ``shutdown()``.
+public final class Reconciler: Sendable {
+    private let orders: OrderService
+    private let store: ReconcileStore
+    private let configuration: ReconcilerConfiguration
+    private let report: @Sendable (ReconcilerEvent) -> Void
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// Set by ``shutdown()``: the loop claims nothing more, and ``start()`` does nothing.
+    private let stopping = Atomic<Bool>(false)
+
+    /// A reconciler for `gateway`'s orders; `report` hears what it does (log it; it carries no secret).
+    public convenience init(gateway: Gateway, configuration: ReconcilerConfiguration = .init(),
+                            report: @escaping @Sendable (ReconcilerEvent) -> Void = { _ in }) {
+        self.init(orders: gateway.services.orders, pool: gateway.services.pool, configuration: configuration, report: report)
+    }
+
+    init(orders: OrderService, pool: PostgresPool, configuration: ReconcilerConfiguration,
+         report: @escaping @Sendable (ReconcilerEvent) -> Void) {
+        self.orders = orders
+        store = ReconcileStore(pool: pool)
+        self.configuration = configuration
+        self.report = report
+    }
+
+    /// Starts the background loop (once; later calls do nothing).
+    public func start() {
+        loop.withLock { task in
+            guard task == nil, !stopping.load(ordering: .relaxed) else { return }
+            task = Task { [self] in await run() }
+        }
+    }
+
+    /// Stops the loop: no new claims; an order being re-read is abandoned (its lease ends and
+    /// another worker takes it). Returns once the loop has ended.
+    public func shutdown() async {
+        stopping.store(true, ordering: .relaxed)
+        let task = loop.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    private func run() async {
+        while !stopping.load(ordering: .relaxed), !Task.isCancelled {
+            let claimed: Int
+            do {
+                claimed = try await runOnce()
+            } catch {
+                report(.failed(order: nil, message: "claiming due orders: \(error)"))
+                claimed = 0
+            }
+            // A full batch means more are due: go on at once; otherwise wait.
+            if claimed < configuration.batchSize {
+                try? await Task.sleep(for: configuration.interval)
+            }
+        }
+    }
+
+    /// Claims the orders due now (one batch) and reconciles each; returns how many were claimed.
+    @discardableResult
+    public func runOnce() async throws -> Int {
+        let now = configuration.now()
+        let claims = try await store.claim(now: now, createdBefore: now.adding(.zero - configuration.creationGrace),
+                                           leaseEnd: now.adding(configuration.lease), limit: max(1, configuration.batchSize))
+        guard !claims.isEmpty else { return 0 }
+        report(.claimed(claims.map(\.order.id)))
+        let width = max(1, configuration.concurrency)
+        await withTaskGroup(of: Void.self) { group in
+            for (index, claim) in claims.enumerated() {
+                if index >= width { await group.next() }
+                group.addTask { [self] in await reconcile(claim) }
+            }
+        }
+        return claims.count
+    }
+
+    private func reconcile(_ claim: ReconcileStore.Claim) async {
+        let now = configuration.now()
+        var order = claim.order
+        do {
+            switch ReconcilePolicy.before(candidate(order, attempts: claim.attempts), now: now, configuration) {
+            case .done:
+                try await store.release(claim, next: nil)
+                return
+            case .wait(let until):
+                try await store.release(claim, next: until)
+                return
+            case .sync(let last):
+                if order.providerOrderID == nil, !order.needsReconciliation {
+                    // Flagged now, or finished meanwhile by its createOrder call: either way read it again.
+                    var current = try await store.flagUnfinishedCreation(orderID: order.id)
+                    if current == nil { current = try await orders.orders.find(id: order.id) }
+                    guard let current else {
+                        try await store.release(claim, next: nil)
+                        return
+                    }
+                    order = current
+                }
+                let context = GatewayRequestContext(principal: Self.principal, idempotencyHeader: nil)
+                let synced = try await orders.sync(order: order, context: context, source: "RECONCILER")
+                order = synced.order
+                report(.synced(order: order.id, status: order.status.rawValue, needsReconciliation: order.needsReconciliation,
+                               providerErrors: synced.userErrors.map(\.description)))
+                switch ReconcilePolicy.after(candidate(order, attempts: claim.attempts), now: configuration.now(), last: last, configuration) {
+                case .done:
+                    try await store.release(claim, next: nil)
+                case .again(let at):
+                    try await store.release(claim, next: at)
+                case .expire:
+                    try await store.expire(orderID: order.id)
+                    try await store.release(claim, next: nil)
+                    report(.expired(order: order.id))
+                }
+            }
+        } catch {
+            // The lease keeps the order away from other workers until it ends; then it is tried again.
+            report(.failed(order: order.id, message: "\(error)"))
+        }
+    }
+
+    private func candidate(_ order: OrderRecord, attempts: Int) -> ReconcileCandidate {
+        ReconcileCandidate(status: order.status, needsReconciliation: order.needsReconciliation, hasProviderOrder: order.providerOrderID != nil,
+                           createdAt: order.createdAt, expiresAt: order.expiresAt, attempts: attempts)
+    }
+
+    /// Who the reconciler acts as in the services (no API key: the all-zero id, OPS scope).
+    private static let principal = Principal(apiKeyID: UUID(uuid: UUID.zero), scopes: [.ops], session: nil)
+}
