@@ -43,10 +43,18 @@ final class GatewayHarness: Sendable {
         self.databaseURL = databaseURL
     }
 
-    /// Runs `body` with a fresh PayQL, shut down afterwards whatever happens.
+    /// The provider transport of a harness: short, so lost answers cost a test seconds, not minutes.
+    static let testTransport = ProviderTransportSettings(attemptTimeout: .seconds(2), operationDeadline: .seconds(4))
+
+    /// Runs `body` with a fresh PayQL, shut down afterwards whatever happens. `databaseURL` picks a
+    /// database (migrated here) instead of a fresh one on the shared cluster; `providers` adjusts
+    /// what the gateway is wired to (e.g. a provider nothing listens for).
     static func run(configuration: GatewayConfiguration = .init(), sandboxFaults: [FaultRule] = [],
+                    transport: ProviderTransportSettings = testTransport, databaseURL: String? = nil,
+                    providers: (inout ProviderSettings) -> Void = { _ in },
                     _ body: (GatewayHarness) async throws -> Void) async throws {
-        let harness = try await start(configuration: configuration, sandboxFaults: sandboxFaults)
+        let harness = try await start(configuration: configuration, sandboxFaults: sandboxFaults, transport: transport,
+                                      databaseURL: databaseURL, providers: providers)
         do {
             try await body(harness)
         } catch {
@@ -56,8 +64,11 @@ final class GatewayHarness: Sendable {
         await harness.shutdown()
     }
 
-    static func start(configuration: GatewayConfiguration = .init(), sandboxFaults: [FaultRule] = []) async throws -> GatewayHarness {
-        let (_, url) = try await GatewayCluster.freshDatabase()
+    static func start(configuration: GatewayConfiguration = .init(), sandboxFaults: [FaultRule] = [],
+                      transport: ProviderTransportSettings = testTransport, databaseURL: String? = nil,
+                      providers: (inout ProviderSettings) -> Void = { _ in }) async throws -> GatewayHarness {
+        let url: String
+        if let databaseURL { url = databaseURL } else { url = try await GatewayCluster.freshDatabase().url }
         let pool = try PostgresPool(url: url)
         _ = try await Migrator(migrations: try Gateway.migrations()).migrate(using: pool)
         // The server starts first (its port is where the sandbox posts webhooks); its handler is set once the gateway exists.
@@ -69,7 +80,7 @@ final class GatewayHarness: Sendable {
         let sandbox = try await SandboxServer.start(sandboxConfiguration)
         let client = try HTTPClient()
         let credentials = sandbox.credentials
-        let settings = ProviderSettings(
+        var settings = ProviderSettings(
             razorpay: .init(baseURL: sandbox.baseURL(for: .razorpay), keyID: credentials.razorpayKeyID,
                             keySecret: Secret(credentials.razorpayKeySecret), webhookSecret: Secret(credentials.razorpayWebhookSecret)),
             cashfree: .init(baseURL: sandbox.baseURL(for: .cashfree), clientID: credentials.cashfreeClientID,
@@ -78,7 +89,8 @@ final class GatewayHarness: Sendable {
                              clientSecret: Secret(credentials.instamojoClientSecret), salt: Secret(credentials.instamojoPrivateSalt)),
             setu: .init(baseURL: sandbox.baseURL(for: .setu), clientID: credentials.setuClientID, secret: Secret(credentials.setuSecret),
                         partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey)),
-            transport: ProviderTransportSettings(attemptTimeout: .seconds(2), operationDeadline: .seconds(4)))
+            transport: transport)
+        providers(&settings)
         let gateway = try Gateway(pool: pool, providers: settings.registry(client: client), configuration: configuration)
         var graphQL = GraphQLHTTPConfiguration()
         graphQL.schemaSDL = Gateway.sdl

@@ -1,0 +1,149 @@
+import Foundation
+@testable import Gateway
+import JSON
+import PaymentsCore
+import Providers
+import Sandbox
+import Testing
+
+/// The create-at-provider protocol when the provider does the work and the answer is lost
+/// (the sandbox's `*_after` faults): the order is kept with `needsReconciliation`, found
+/// again by its receipt, never duplicated; and when the provider cannot be reached at all,
+/// nothing is kept.
+@Suite struct LostAnswerTests {
+    /// Each way of losing the answer to Razorpay's `POST /v1/orders` (createOrder reports each as
+    /// PROVIDER_TIMEOUT: the outcome is unknown).
+    static let losses = [
+        #""kind":"drop_after""#, #""kind":"timeout_after","ms":3000"#, #""kind":"status_after","status":502"#, #""kind":"malformed_after""#,
+    ]
+
+    /// A shorter attempt than the `timeout_after` hold, so the client gives up first.
+    static let transport = ProviderTransportSettings(attemptTimeout: .milliseconds(800), operationDeadline: .seconds(3))
+
+    @Test(arguments: 0..<4)
+    func lostCreationIsReconciledByReceiptWithoutADuplicate(_ index: Int) async throws {
+        let fault = Self.losses[index]
+        try await GatewayHarness.run(transport: Self.transport) { h in
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /razorpay/v1/orders",\#(fault),"times":1}"#)
+            // The immediate look-up by receipt fails too, so the order is left to the reconciler.
+            try await h.sandboxControl("/faults", body: #"{"route":"GET /razorpay/v1/orders","kind":"status","status":503}"#)
+            let receipt = "lost_\(index)_\(UUID().uuidString.prefix(8))"
+            let answer = try await h.createOrder(receipt: receipt)
+            #expect(answer.userErrorCodes("createOrder") == ["PROVIDER_TIMEOUT"], "\(answer.json)")
+            let created = try #require(answer.data("createOrder")?["order"])
+            #expect(created["needsReconciliation"]?.boolValue == true)
+            #expect(created["providerOrderId"]?.isNull == true)
+            #expect(created["receipt"]?.stringValue == receipt)
+            let id = try #require(created["id"]?.stringValue)
+
+            // The provider did create it, once.
+            try await h.sandboxControl("/faults", method: "DELETE")
+            let atProvider = try await h.razorpayOrders(receipt: receipt)
+            #expect(atProvider.count == 1)
+            let providerOrderID = try #require(atProvider.first?["id"]?.stringValue)
+
+            let clock = TestClock()
+            clock.advance(.seconds(10))
+            let log = ReconcilerLog()
+            let reconciler = h.reconciler(clock: clock, log: log)
+            #expect(try await reconciler.runOnce() == 1)
+            #expect(log.failures == [])
+            let reconciled = try #require(try await h.order(id))
+            #expect(reconciled["providerOrderId"]?.stringValue == providerOrderID)
+            #expect(reconciled["needsReconciliation"]?.boolValue == false)
+            #expect(reconciled["status"]?.stringValue == "CREATED")
+            // The checkout the app needs is there now.
+            #expect(reconciled["checkout"]?["orderId"]?.stringValue == providerOrderID)
+            #expect(try await h.razorpayOrders(receipt: receipt).count == 1)
+            // Paying it works like any order.
+            try await h.complete("razorpay", order: providerOrderID)
+            #expect(try await h.eventually { try await h.order(id)?["status"]?.stringValue == "PAID" })
+        }
+    }
+
+    @Test func aLostOrderPaidBeforeItWasReconciledIsPaidAfterwards() async throws {
+        try await GatewayHarness.run(transport: Self.transport) { h in
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /razorpay/v1/orders","kind":"drop_after","times":1}"#)
+            try await h.sandboxControl("/faults", body: #"{"route":"GET /razorpay/v1/orders","kind":"status","status":503}"#)
+            let answer = try await h.createOrder(receipt: "paid_while_lost")
+            let id = try #require(answer.data("createOrder")?["order"]?["id"]?.stringValue)
+            try await h.sandboxControl("/faults", method: "DELETE")
+            // The customer paid (the app got the order some other way): the webhooks name an order PayQL does not know yet.
+            let providerOrderID = try #require(try await h.razorpayOrders(receipt: "paid_while_lost").first?["id"]?.stringValue)
+            try await h.complete("razorpay", order: providerOrderID)
+            #expect(try await h.order(id)?["status"]?.stringValue == "CREATED")
+            let clock = TestClock()
+            clock.advance(.seconds(10))
+            let log = ReconcilerLog()
+            #expect(try await h.reconciler(clock: clock, log: log).runOnce() == 1)
+            #expect(log.failures == [])
+            let order = try #require(try await h.order(id))
+            #expect(order["status"]?.stringValue == "PAID")
+            #expect(order["providerOrderId"]?.stringValue == providerOrderID)
+            #expect(order["needsReconciliation"]?.boolValue == false)
+        }
+    }
+
+    @Test func theImmediateLookUpByReceiptFindsTheOrderAtOnce() async throws {
+        try await GatewayHarness.run(transport: Self.transport) { h in
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /razorpay/v1/orders","kind":"status_after","times":1}"#)
+            let answer = try await h.createOrder(receipt: "found_at_once")
+            #expect(answer.userErrorCodes("createOrder") == [])
+            let created = try #require(answer.data("createOrder")?["order"])
+            #expect(created["needsReconciliation"]?.boolValue == false)
+            let atProvider = try await h.razorpayOrders(receipt: "found_at_once")
+            #expect(atProvider.count == 1)
+            #expect(created["providerOrderId"]?.stringValue == atProvider.first?["id"]?.stringValue)
+            #expect(created["checkout"]?["orderId"]?.stringValue == atProvider.first?["id"]?.stringValue)
+        }
+    }
+
+    @Test func cashfreeLostAnswersEndInTheOneOrderNamedByTheReceipt() async throws {
+        try await GatewayHarness.run(transport: Self.transport) { h in
+            // Cashfree orders need a customer with a phone.
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            for (index, fault) in [#""kind":"drop_after""#, #""kind":"status_after""#, #""kind":"malformed_after""#].enumerated() {
+                try await h.sandboxControl("/faults", body: #"{"route":"POST /cashfree/pg/orders",\#(fault),"times":1}"#)
+                let receipt = "cf_lost_\(index)"
+                let answer = try await h.createOrder(provider: "CASHFREE", amount: "17000", receipt: receipt, customer: customer)
+                let created = try #require(answer.data("createOrder")?["order"], "\(answer.json)")
+                let id = try #require(created["id"]?.stringValue)
+                if created["needsReconciliation"]?.boolValue == true {
+                    let clock = TestClock()
+                    clock.advance(.seconds(10))
+                    let log = ReconcilerLog()
+                    #expect(try await h.reconciler(clock: clock, log: log).runOnce() >= 1)
+                    #expect(log.failures == [])
+                }
+                // Cashfree's order_id is the receipt: one order at most, and PayQL has it with its payment session.
+                let order = try #require(try await h.order(id))
+                #expect(order["needsReconciliation"]?.boolValue == false, "\(fault)")
+                #expect(order["providerOrderId"]?.stringValue == receipt)
+                #expect(order["checkout"]?["paymentSessionId"]?.stringValue?.isEmpty == false)
+            }
+            #expect(try await h.count("orders") == 3)
+        }
+    }
+
+    @Test func anUnreachableProviderKeepsNothingAndTheReceiptCanBeUsedAgain() async throws {
+        try await GatewayHarness.run(providers: { settings in
+            // Port 9 (discard) is closed on loopback: the connection is refused, nothing is sent.
+            settings.razorpay?.baseURL = "http://127.0.0.1:9/razorpay"
+        }) { h in
+            let first = try await h.createOrder(receipt: "unreachable_1", idempotencyKey: "key-unreachable")
+            #expect(first.userErrorCodes("createOrder") == ["PROVIDER_UNAVAILABLE"], "\(first.json)")
+            #expect(first.data("createOrder")?["order"]?.isNull != false)
+            #expect(try await h.count("orders") == 0)
+            #expect(try await h.count("order_events") == 0)
+            // Retryable: the idempotency key was released, so the retry does the work again (and fails again here).
+            let again = try await h.createOrder(receipt: "unreachable_1", idempotencyKey: "key-unreachable")
+            #expect(again.userErrorCodes("createOrder") == ["PROVIDER_UNAVAILABLE"])
+            // The receipt is free: another provider takes it.
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let elsewhere = try await h.createOrder(provider: "CASHFREE", amount: "17000", receipt: "unreachable_1", customer: customer)
+            #expect(elsewhere.userErrorCodes("createOrder") == [])
+            #expect(elsewhere.data("createOrder")?["order"]?["receipt"]?.stringValue == "unreachable_1")
+            #expect(try await h.count("orders") == 1)
+        }
+    }
+}
