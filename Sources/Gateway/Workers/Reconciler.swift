@@ -72,7 +72,10 @@ public final class Reconciler: Sendable {
             do {
                 claimed = try await runOnce()
             } catch {
-                report(.failed(order: nil, message: "claiming due orders: \(error)"))
+                // Cut short by shutdown: not a failure.
+                if !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+                    report(.failed(order: nil, message: "claiming due orders: \(error)"))
+                }
                 claimed = 0
             }
             // A full batch means more are due: go on at once; otherwise wait.
@@ -140,7 +143,10 @@ public final class Reconciler: Sendable {
             }
         } catch {
             // The lease keeps the order away from other workers until it ends; then it is tried again.
-            report(.failed(order: order.id, message: "\(error)"))
+            // Cut short by shutdown, it is not a failure.
+            if !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+                report(.failed(order: order.id, message: "\(error)"))
+            }
         }
     }
 
