@@ -85,6 +85,9 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// How long shutdown waits with no request being answered before it stops.
+    static let quietPeriod: Duration = .milliseconds(250)
+
     /// The size of libmicrohttpd's per-connection memory pool for a header limit.
     ///
     /// The pool holds the whole request head (the read buffer, grown in place), a
@@ -133,15 +136,24 @@ public final class HTTPServer: Sendable {
             _ = refuseConnections(listener)
             quiescedListener.store(listener, ordering: .relaxed)
         }
-        // Connections waiting for a request head have nothing in flight: closed now (the
-        // client sees the close, not a reset after the grace period). Every response from
-        // here on carries `Connection: close`, so no connection goes back to waiting.
-        core.closeConnectionsWaitingForHead(since: .max)
         // Wait for the requests being answered, not for those still arriving: a client
         // that stops halfway through its request must not hold shutdown for the grace
-        // period (its request is cut when the daemon stops; it was never handled).
+        // period (its request was never handled; it is cut when the daemon stops).
+        // Stop once nothing has been answered for `quietPeriod`: a kept-alive client
+        // answered just before draining began (without `Connection: close`) sends its
+        // next request at once, which is then answered, with `Connection: close`, rather
+        // than cut halfway by the stop.
         let deadline = start + gracePeriod
-        while core.answering.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+        var quietSince: ContinuousClock.Instant?
+        while ContinuousClock.now < deadline {
+            let now = ContinuousClock.now
+            if core.answering.load(ordering: .relaxed) > 0 {
+                quietSince = nil
+            } else if let since = quietSince {
+                if now - since >= Self.quietPeriod { break }
+            } else {
+                quietSince = now
+            }
             try? await Task.sleep(for: .milliseconds(5))
         }
         core.abandonPending()

@@ -175,6 +175,45 @@ import Testing
         #expect(took < .seconds(15), "shutdown took \(took)")
     }
 
+    /// Clients sending requests back to back on kept-alive connections while shutdown
+    /// begins: each gets every answer, the last with `Connection: close`, and none has a
+    /// request cut (a connection answered just before draining began sends one more).
+    @Test func keptAliveClientsLoseNoRequestAtShutdown() async throws {
+        let server = try HTTPServer(configuration: .init(), handler: ClosureHandler(immediate: echo))
+        let port = server.port
+        let clients = 8
+        let answered = Counter()
+        async let outcomes = withThrowingTaskGroup(of: (answers: Int, cut: Bool).self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    try await offPool { () -> (answers: Int, cut: Bool) in
+                        let connection = try RawConnection(port: port, timeout: 20)
+                        var answers = 0
+                        while true {
+                            do {
+                                try connection.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+                                let response = try connection.readResponse()
+                                answers += 1
+                                answered.add()
+                                if response.headers["connection"]?.lowercased() == "close" { return (answers, false) }
+                            } catch {
+                                return (answers, true)
+                            }
+                        }
+                    }
+                }
+            }
+            var all: [(answers: Int, cut: Bool)] = []
+            for try await outcome in group { all.append(outcome) }
+            return all
+        }
+        while answered.value < clients * 20 { try await Task.sleep(for: .milliseconds(5)) }
+        await server.shutdown(gracePeriod: .seconds(10))
+        let results = try await outcomes
+        #expect(results.count == clients)
+        #expect(results.allSatisfy { !$0.cut }, "\(results)")
+    }
+
     // MARK: Request smuggling (RFC 9112 §6.3)
 
     /// `Content-Length` and `Transfer-Encoding: chunked` together: 400, the connection
@@ -313,6 +352,13 @@ extension RawConnection {
         try send(head)
         return try readResponse()
     }
+}
+
+/// A count shared with client threads.
+final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 /// Opens once; waiters poll (handlers under test, not production code).

@@ -10,6 +10,7 @@ the in-process sandbox as every provider), waits for its development keys, then:
     connection, or with --keep-alive on one kept-alive connection per client (the
     mutation writes to PostgreSQL and calls the sandbox provider);
   - one connection sends half a request head and stops, another a head and half a body;
+  - with --hammers N, N kept-alive connections ask /healthz back to back (like wrk);
 after 1.5 s the server gets SIGTERM while the mutations are in flight. Each request
 is classified by what the client saw: an answer (with its status), a refused
 connect (the server had stopped accepting: nothing was sent), or DROPPED — sent,
@@ -39,12 +40,14 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def exchange(port, key, deadline, kept=None):
-    """One mutation, on `kept` (a list holding a kept-alive connection, or empty) or on a
-    fresh connection: ('answered', status) | ('refused', None) | ('dropped', None)."""
+def exchange(port, key, deadline, kept=None, request=None):
+    """One mutation (or `request`), on `kept` (a list holding a kept-alive connection, or
+    empty) or on a fresh connection: ('answered', status) | ('refused', None) | ('dropped', None)."""
     body = json.dumps({"query": MUTATION}).encode()
     head = (f"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             f"Authorization: Bearer {key}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    if request is not None:
+        head, body = request, b""
     if kept:
         connection = kept.pop()
     else:
@@ -83,7 +86,10 @@ def exchange(port, key, deadline, kept=None):
         return ("answered", status)
 
 
-def run_once(binary, workdir, clients, grace, number, keep_alive):
+HEALTH = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def run_once(binary, workdir, clients, grace, number, keep_alive, hammers):
     port = free_port()
     keys_dir = os.path.join(workdir, "keys")
     os.makedirs(keys_dir, exist_ok=True)
@@ -120,6 +126,18 @@ def run_once(binary, workdir, clients, grace, number, keep_alive):
                 if outcome[0] == "refused":
                     return
 
+        hammered, hammer_lock = {"answered": 0, "dropped": 0}, threading.Lock()
+
+        def hammer():
+            # A kept-alive connection asking /healthz as fast as it is answered (like wrk).
+            kept = []
+            while not stop.is_set():
+                outcome = exchange(port, key, time.monotonic() + grace + 10, kept, HEALTH)
+                if outcome[0] == "refused":
+                    return
+                with hammer_lock:
+                    hammered[outcome[0]] += 1
+
         stalled = []
         for head in (b"POST /graphql HTTP/1.1\r\nHost: x\r\n",
                      b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"q"):
@@ -127,6 +145,7 @@ def run_once(binary, workdir, clients, grace, number, keep_alive):
             connection.sendall(head)
             stalled.append(connection)
         threads = [threading.Thread(target=client) for _ in range(clients)]
+        threads += [threading.Thread(target=hammer) for _ in range(hammers)]
         for thread in threads:
             thread.start()
         time.sleep(1.5)
@@ -144,10 +163,11 @@ def run_once(binary, workdir, clients, grace, number, keep_alive):
         for _, status in answered:
             statuses[status] = statuses.get(status, 0) + 1
         in_flight = sum(1 for sent_at, o in results if sent_at <= terminated and o[0] != "refused")
-        dropped = sum(1 for _, o in results if o[0] == "dropped")
+        dropped = sum(1 for _, o in results if o[0] == "dropped") + hammered["dropped"]
         refused = sum(1 for _, o in results if o[0] == "refused")
         print(f"run {number}: {len(results)} mutations, {in_flight} sent before SIGTERM; answered {len(answered)} "
-              f"{dict(sorted(statuses.items()))}, refused at connect {refused}, DROPPED {dropped}; "
+              f"{dict(sorted(statuses.items()))}, refused at connect {refused}; "
+              f"/healthz hammered {hammered['answered']} answered; DROPPED {dropped}; "
               f"exit {server.returncode} {exited:.2f} s after SIGTERM (grace {grace} s)", flush=True)
         return dropped, len(answered), exited
     finally:
@@ -165,6 +185,8 @@ def main():
     parser.add_argument("--grace", type=int, default=10)
     parser.add_argument("--keep-alive", action="store_true",
                         help="clients reuse their connection (HTTP keep-alive) instead of one per mutation")
+    parser.add_argument("--hammers", type=int, default=0,
+                        help="kept-alive connections asking /healthz back to back meanwhile (like wrk)")
     parser.add_argument("--workdir", help="where the embedded cluster and keys live (default: a temporary directory)")
     arguments = parser.parse_args()
     workdir = arguments.workdir or tempfile.mkdtemp(prefix="payql-shutdown-")
@@ -173,7 +195,7 @@ def main():
     total_dropped, total_answered, slowest = 0, 0, 0.0
     for number in range(1, arguments.runs + 1):
         dropped, answered, exited = run_once(arguments.binary, workdir, arguments.clients, arguments.grace, number,
-                                            arguments.keep_alive)
+                                            arguments.keep_alive, arguments.hammers)
         total_dropped += dropped
         total_answered += answered
         slowest = max(slowest, exited)
