@@ -1,7 +1,9 @@
 import Foundation
 @testable import Gateway
+import HTTPClient
 import JSON
 import Postgres
+import Sandbox
 import Testing
 
 /// `createRefund` through real HTTP `/graphql`, real PostgreSQL and the sandbox providers:
@@ -54,6 +56,11 @@ import Testing
         }
         #expect(paid, "the \(provider) order was not paid")
         return (id, try #require(paymentID))
+    }
+
+    /// `Authorization: Basic …` value for the sandbox's Razorpay API (to count what Razorpay holds).
+    static func razorpayBasic(_ h: GatewayHarness) -> String {
+        Data("\(h.sandbox.credentials.razorpayKeyID):\(h.sandbox.credentials.razorpayKeySecret)".utf8).base64EncodedString()
     }
 
     /// The refund payload, with no user error expected.
@@ -256,6 +263,27 @@ import Testing
             #expect(try await h.count("refunds") == 1)
             let flagged = try await h.pool.query("SELECT kind FROM order_events WHERE refund_id IS NOT NULL ORDER BY id").decode(String.self)
             #expect(flagged == ["REFUND_CREATED", "REFUND_UPDATED"])
+
+            // Razorpay answers again: syncOrder re-sends the same request with the same X-Refund-Idempotency key.
+            try await h.sandboxControl("/faults", method: "DELETE")
+            let orderID = try #require(refund["order"]?["id"]?.stringValue)
+            let synced = try await h.graphQL("""
+                mutation($o: ID!) { syncOrder(input: {orderId: $o}) { order { amountRefunded { amount } refunds { id status needsReconciliation providerRefundId } } userErrors { code } } }
+                """, variables: ["o": .string(orderID)])
+            #expect(synced.userErrorCodes("syncOrder") == [])
+            let reconciled = try #require(synced.data("syncOrder")?["order"]?["refunds"]?.arrayValue?.first)
+            #expect(reconciled["id"] == refund["id"])
+            #expect(reconciled["status"]?.stringValue == "SUCCEEDED")
+            #expect(reconciled["needsReconciliation"]?.boolValue == false)
+            #expect(reconciled["providerRefundId"]?.stringValue?.hasPrefix("rfnd_") == true)
+            #expect(synced.data("syncOrder")?["order"]?["amountRefunded"]?["amount"]?.stringValue == "20000")
+            // Syncing again asks nothing more: the refund is final, and Razorpay made exactly one.
+            _ = try await h.graphQL("mutation($o: ID!) { syncOrder(input: {orderId: $o}) { order { id } } }", variables: ["o": .string(orderID)])
+            let atRazorpay = try await h.client.execute(.init(
+                method: "GET", url: h.sandbox.baseURL(for: .razorpay) + "/v1/payments/\(try #require(try await h.pool.query("SELECT provider_payment_id FROM payments").single(String.self)))/refunds",
+                headers: [("authorization", "Basic " + Self.razorpayBasic(h))]))
+            #expect(try JSONParser.parse(atRazorpay.body)["count"]?.intValue == 1)
+            #expect(try await h.count("refunds") == 1)
         }
     }
 

@@ -247,7 +247,7 @@ struct OrderService: Sendable {
         } catch let error as ProviderError {
             return Verified(order: order, payment: nil, verified: false, userErrors: [UserError.provider(error)])
         }
-        let (updated, lastPayment) = try await orders.pool.withTransaction { connection in
+        var (updated, lastPayment) = try await orders.pool.withTransaction { connection in
             guard var locked = try await OrderStore.lock(orderID: order.id, on: connection) else { throw GatewayRequestError.internal("order vanished") }
             if let fetchedOrder, locked.providerOrderID == nil {
                 // Found by receipt after a lost answer: the client SDK's checkout is written too.
@@ -271,6 +271,10 @@ struct OrderService: Sendable {
             }
             _ = try await connection.query("UPDATE orders SET last_synced_at = now() WHERE id = \(order.id)")
             return (locked, last)
+        }
+        // The order's PENDING refunds too (docs/api.md, "Refunds, captures and cancellations").
+        if try await RefundReconciliation(pool: orders.pool, providers: providers).refresh(order: updated, context: context) > 0 {
+            updated = try await orders.find(id: order.id) ?? updated
         }
         if fetchedOrder == nil, order.providerOrderID == nil {
             // The provider never got it: nothing to reconcile any more.
