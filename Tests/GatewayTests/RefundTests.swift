@@ -348,6 +348,30 @@ import Testing
         }
     }
 
+    @Test func instantRefundsWhereTheProviderHasThem() async throws {
+        try await GatewayHarness.run { h in
+            let instant = """
+                mutation($p: ID!) { createRefund(input: {paymentId: $p, amount: {amount: "1000"}, speed: INSTANT}) {
+                  refund { status speedRequested } userErrors { code field } } }
+                """
+            for provider in ["RAZORPAY", "CASHFREE"] {
+                let (_, payment) = try await Self.paidOrder(h, provider: provider, amount: "17000")
+                let answer = try await h.graphQL(instant, variables: ["p": .string(payment)])
+                #expect(answer.userErrorCodes("createRefund") == [], "\(provider): \(answer.json)")
+                #expect(answer.data("createRefund")?["refund"]?["speedRequested"]?.stringValue == "INSTANT")
+                #expect(answer.data("createRefund")?["refund"]?["status"]?.stringValue == "SUCCEEDED")
+                // NORMAL is every provider's default and is not sent.
+                let normal = try Self.refunded(try await Self.refund(h, payment: payment, amount: "1000"))
+                #expect(normal["status"]?.stringValue == "SUCCEEDED")
+            }
+            let (_, instamojo) = try await Self.paidOrder(h, provider: "INSTAMOJO", amount: "17000")
+            let refused = try await h.graphQL(instant, variables: ["p": .string(instamojo)])
+            #expect(refused.userErrorCodes("createRefund") == ["CAPABILITY_NOT_SUPPORTED"])
+            let speeds = try await h.pool.query("SELECT speed_requested FROM refunds ORDER BY created_at").decode(String?.self)
+            #expect(speeds == ["INSTANT", nil, "INSTANT", nil])
+        }
+    }
+
     @Test func paymentsAndRefundsListWithFiltersAndKeysetCursors() async throws {
         try await GatewayHarness.run { h in
             let (razorpayOrder, razorpayPayment) = try await Self.paidOrder(h, provider: "RAZORPAY", amount: "50000")

@@ -54,9 +54,7 @@ struct RefundReconciliation: Sendable {
             if let id = refund.providerRefundID { return try await razorpay.fetchRefund(id: id) }
             guard refund.reference.utf8.count >= 10 else { return nil }
             // The same request as the first (RefundService.send): Razorpay answers a repeated key with the same refund.
-            return try await razorpay.createRefund(RefundRequest(
-                paymentID: payment.providerPaymentID, orderID: order.providerOrderID, amount: refund.amount, reference: refund.reference,
-                note: refund.note, idempotencyKey: refund.reference))
+            return try await razorpay.createRefund(RefundService.providerRequest(refund, payment: payment, order: order))
         case .instamojo:
             guard let instamojo = providers.instamojo, let id = refund.providerRefundID else { return nil }
             return try await instamojo.fetchRefund(id: id)

@@ -49,10 +49,6 @@ struct RefundService: Sendable {
         guard let currency = Currency.known(currencyCode), currency == .inr else {
             throw UserError(.unsupportedCurrency, "only INR is supported", field: amountField + ["currency"])
         }
-        guard request.speed == "NORMAL" else {
-            // The adapters do not send a refund speed yet (docs/api.md): refusing beats a silent normal refund.
-            throw UserError(.capabilityNotSupported, "INSTANT refunds are not available in this version of PayQL", field: ["input", "speed"])
-        }
         let reference = try request.reference.map { r throws(UserError) in try Validation.receipt(r, field: ["input", "reference"]) }
             ?? Self.generatedReference()
         let note = try Validation.text(request.note, field: ["input", "note"])
@@ -72,14 +68,17 @@ struct RefundService: Sendable {
                 throw UserError(.validationFailed, "CASHFREE takes a refund note of 3–100 characters", field: ["input", "note"], provider: .cashfree)
             }
         case .instamojo:
-            break
+            // Instamojo's refund API takes no speed: refusing beats a silent normal refund.
+            if request.speed == "INSTANT" {
+                throw UserError(.capabilityNotSupported, "INSTAMOJO has no instant refunds", field: ["input", "speed"], provider: .instamojo)
+            }
         }
         guard providers.isConfigured(payment.provider) else {
             throw UserError(.noRoute, "\(payment.provider.graphQLName) is not configured", provider: payment.provider)
         }
         let reservation = try await refunds.reserve(RefundStore.NewRefund(
             paymentID: payment.id, amountMinor: request.amountMinor, currency: currency, reference: reference, reason: request.reason,
-            note: note, speedRequested: nil, initiatedBy: "MERCHANT"), field: amountField)
+            note: note, speedRequested: request.speed == "INSTANT" ? "INSTANT" : nil, initiatedBy: "MERCHANT"), field: amountField)
         let refund = reservation.refund
         do {
             let answer = try await context.timingProvider { try await send(refund, payment: reservation.payment, order: reservation.order) }
@@ -112,8 +111,7 @@ struct RefundService: Sendable {
 
     /// The provider call, with the refund's reference as the provider's reference and idempotency key.
     private func send(_ refund: RefundRecord, payment: PaymentRecord, order: OrderRecord) async throws -> ProviderRefund {
-        var request = RefundRequest(paymentID: payment.providerPaymentID, orderID: order.providerOrderID, amount: refund.amount,
-                                    reference: refund.reference, note: refund.note, idempotencyKey: refund.reference)
+        var request = Self.providerRequest(refund, payment: payment, order: order)
         switch payment.provider {
         case .razorpay:
             guard let razorpay = providers.razorpay else { throw UserError(.noRoute, "RAZORPAY is not configured") }
@@ -132,6 +130,15 @@ struct RefundService: Sendable {
         case .setu:
             throw UserError(.capabilityNotSupported, "SETU collects no money itself")
         }
+    }
+
+    /// The request sent for a refund — built the same way when it is sent again to reconcile it, so that
+    /// Razorpay and Cashfree see the same body under the same idempotency key. The speed is sent only when
+    /// INSTANT was asked for (NORMAL is every provider's default; Razorpay reports speeds only if one was sent).
+    static func providerRequest(_ refund: RefundRecord, payment: PaymentRecord, order: OrderRecord) -> RefundRequest {
+        RefundRequest(paymentID: payment.providerPaymentID, orderID: order.providerOrderID, amount: refund.amount,
+                      reference: refund.reference, note: refund.note, idempotencyKey: refund.reference,
+                      speed: refund.speedRequested == "INSTANT" ? .instant : nil)
     }
 
     /// The contract's `RefundReason` as Instamojo's reason code.

@@ -137,7 +137,8 @@ struct RefundStore: Sendable {
 
     /// Records `update` on a refund whose order the caller has locked: the status moves only from
     /// PENDING (final statuses are absorbing), an unknown status keeps it PENDING with
-    /// `needs_reconciliation`, and a refund that becomes SUCCEEDED adds to `amountRefunded` of its
+    /// `needs_reconciliation` (any documented status, PENDING included, clears it: the outcome
+    /// is known again), and a refund that becomes SUCCEEDED adds to `amountRefunded` of its
     /// payment and order and moves the payment to PARTIALLY_REFUNDED / REFUNDED. Refunds never
     /// change the order's status (decision 10). Writes a REFUND_UPDATED entry when something changed.
     static func apply(_ update: Update, refundID: UUID, source: String, webhookEventID: UUID? = nil,
@@ -157,7 +158,8 @@ struct RefundStore: Sendable {
                 provider_status = CASE WHEN \(final) THEN provider_status ELSE coalesce(\(update.providerStatus), provider_status) END,
                 bank_reference = coalesce(\(update.bankReference), bank_reference),
                 failure_reason = coalesce(\(next == "FAILED" || next == "CANCELLED" ? update.failureReason : nil), failure_reason),
-                needs_reconciliation = CASE WHEN \(next != nil) THEN false WHEN \(reconcile) THEN true ELSE needs_reconciliation END,
+                needs_reconciliation = CASE WHEN \(final) THEN needs_reconciliation WHEN \(update.status != nil) THEN false
+                                            WHEN \(reconcile) THEN true ELSE needs_reconciliation END,
                 processed_at = CASE WHEN \(next) = 'SUCCEEDED' THEN now() ELSE processed_at END,
                 updated_at = now()
             WHERE id = \(refundID) RETURNING \(sql: PaymentStore.refundColumns)

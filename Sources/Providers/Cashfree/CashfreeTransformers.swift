@@ -91,7 +91,7 @@ enum CashfreeTransformers {
             throw .invalid("refund_note must be 3–100 characters", provider: provider, operation: operation, field: "refund_note")
         }
         return CashfreeRefundRequest(refund_amount: WireDecimal(text: rupees), refund_id: request.reference,
-                                     refund_note: request.note, refund_speed: nil)
+                                     refund_note: request.note, refund_speed: request.speed.map { $0 == .instant ? "INSTANT" : "STANDARD" })
     }
 
     static func refund(_ wire: CashfreeRefund, rules: AmountRules, operation: String) throws(ProviderError) -> ProviderRefund {

@@ -233,17 +233,28 @@ public struct RefundRequest: Sendable {
     public var note: String?
     /// Safe-retry key (Razorpay `X-Refund-Idempotency`, Cashfree `x-idempotency-key`).
     public var idempotencyKey: String?
+    /// The speed asked for, where the provider takes one (Razorpay `speed`, Cashfree `refund_speed`); nil sends none.
+    public var speed: RefundSpeed?
 
     /// Creates the value from its fields.
     public init(paymentID: String, orderID: String? = nil, amount: Amount? = nil, reference: String,
-                note: String? = nil, idempotencyKey: String? = nil) {
+                note: String? = nil, idempotencyKey: String? = nil, speed: RefundSpeed? = nil) {
         self.paymentID = paymentID
         self.orderID = orderID
         self.amount = amount
         self.reference = reference
         self.note = note
         self.idempotencyKey = idempotencyKey
+        self.speed = speed
     }
+}
+
+/// How fast a refund should reach the customer.
+public enum RefundSpeed: Sendable, Hashable {
+    /// The provider's standard refund (Razorpay `normal`, Cashfree `STANDARD`).
+    case normal
+    /// As fast as the provider can (Razorpay `optimum`, Cashfree `INSTANT`); the provider may fall back to normal.
+    case instant
 }
 
 /// A refund as the provider reports it.

@@ -98,7 +98,13 @@ enum RazorpayTransformers {
         }
         var notes: [String: String]?
         if let note = request.note { notes = ["note": note] }
-        return RazorpayRefundRequest(amount: paise, speed: nil, notes: notes, receipt: request.reference)
+        // Razorpay takes `speed` `normal` (its default) or `optimum`: instant where possible, else normal (razorpay.md, Refunds) [H].
+        let speed: String? = switch request.speed {
+        case .normal?: "normal"
+        case .instant?: "optimum"
+        case nil: nil
+        }
+        return RazorpayRefundRequest(amount: paise, speed: speed, notes: notes, receipt: request.reference)
     }
 
     static func refund(_ wire: RazorpayRefund, rules: AmountRules, operation: String) throws(ProviderError) -> ProviderRefund {
