@@ -2,7 +2,7 @@
 """Slot exhaustion against `payql serve` on loopback: is /healthz answered during the
 attack, and how soon after it stops? See README.md beside this file.
 
-    scripts/hostile/slots.py PAYQL_BINARY [--seconds 15] [--head-timeout 10]
+    scripts/hostile/slots.py PAYQL_BINARY [--seconds 15] [--head-timeout 10] [--old-server]
 
 Runs `payql serve --workload ../shared/bench/graphql` (no database) twice:
   1. slowloris: --max-connections 150, 200 connections that each trickle one header
@@ -10,7 +10,8 @@ Runs `payql serve --workload ../shared/bench/graphql` (no database) twice:
   2. idle flood: default --max-connections 4096, 5,000 connections that send nothing
      and reconnect when closed.
 During each attack a health check runs every 0.25 s (2 s timeout, a fresh connection
-each time); then the attack stops and health checks go on until 3 in a row succeed.
+each time); then the attack stops, leaving its sockets open and silent (an attacker
+that goes away without closing), and health checks go on until 3 in a row succeed.
 Loopback only; every loop is bounded in time; the server is stopped at the end.
 """
 import argparse
@@ -104,8 +105,9 @@ class Attack:
             missing = self.count - len(selector.get_map())
             for _ in range(max(0, missing)):
                 self.open_one(selector, now)
-        for key in list(selector.get_map().values()):
-            key.fileobj.close()
+        # Stopped: the sockets are left open and silent (an attacker that goes away
+        # without closing), until `close`.
+        self.left_open = [key.fileobj for key in selector.get_map().values()]
         selector.close()
 
     def start(self):
@@ -115,12 +117,17 @@ class Attack:
         self.stop.set()
         self.thread.join(timeout=30)
 
+    def close(self):
+        for connection in getattr(self, "left_open", []):
+            connection.close()
 
-def scenario(binary, workload, name, server_args, attack_count, trickle, seconds, head_timeout):
+
+def scenario(binary, workload, name, server_args, attack_count, trickle, seconds, head_timeout, old_server):
     port = free_port()
+    # A binary from before --request-head-timeout (for before/after figures) gets no such flag.
+    head_flag = [] if old_server else ["--request-head-timeout", str(head_timeout)]
     server = subprocess.Popen(
-        [binary, "serve", "--workload", workload, "--port", str(port), "--log-level", "off",
-         "--request-head-timeout", str(head_timeout)] + server_args,
+        [binary, "serve", "--workload", workload, "--port", str(port), "--log-level", "off"] + head_flag + server_args,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -136,7 +143,7 @@ def scenario(binary, workload, name, server_args, attack_count, trickle, seconds
         while time.monotonic() < until:
             during.append(health(port))
             time.sleep(0.25)
-        attack.end()
+        attack.end()  # the attacker's sockets stay open, silent
         stopped = time.monotonic()
         streak, recovered = 0, None
         while time.monotonic() - stopped < head_timeout + 20:
@@ -149,6 +156,7 @@ def scenario(binary, workload, name, server_args, attack_count, trickle, seconds
             else:
                 streak, recovered = 0, None
             time.sleep(0.1)
+        attack.close()
         answered = [d for d in during if d is not None]
         slowest = max(answered) if answered else float("nan")
         answered.sort()
@@ -172,6 +180,8 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--head-timeout", type=int, default=10)
+    parser.add_argument("--old-server", action="store_true",
+                        help="the binary predates --request-head-timeout: do not pass it (the verdict still uses --head-timeout)")
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     parser.add_argument("--workload", default=os.path.join(root, "..", "shared", "bench", "graphql"),
                         help="the benchmark workload directory (default: ../shared/bench/graphql beside the repository)")
@@ -180,9 +190,9 @@ def main():
     if not os.path.isdir(workload):
         raise SystemExit(f"no workload at {workload}: pass --workload DIR")
     ok = scenario(arguments.binary, workload, "slowloris 200 @ --max-connections 150", ["--max-connections", "150"],
-                  200, True, arguments.seconds, arguments.head_timeout)
+                  200, True, arguments.seconds, arguments.head_timeout, arguments.old_server)
     ok &= scenario(arguments.binary, workload, "idle flood 5000 @ --max-connections 4096", [],
-                   5000, False, arguments.seconds, arguments.head_timeout)
+                   5000, False, arguments.seconds, arguments.head_timeout, arguments.old_server)
     sys.exit(0 if ok else 1)
 
 
