@@ -14,7 +14,7 @@ import Testing
 
     static let cancel = """
         mutation($o: ID!, $r: String) { cancelOrder(input: {orderId: $o, reason: $r}) {
-          order { id status providerStatus timeline { kind status message } } userErrors { code message } } }
+          order { id status providerStatus checkout { __typename } timeline { kind status message } } userErrors { code message } } }
         """
 
     @Test func anAuthorizedRazorpayPaymentIsCapturedForTheAuthorizedAmountOnly() async throws {
@@ -70,6 +70,9 @@ import Testing
             let order = try #require(answer.data("cancelOrder")?["order"])
             #expect(order["status"]?.stringValue == "CANCELLED")
             #expect(order["providerStatus"]?.stringValue == "TERMINATED")
+            // A final order offers no checkout any more (it was there before).
+            #expect(created["checkout"]?["__typename"]?.stringValue == "CashfreeCheckout")
+            #expect(order["checkout"] == .null)
             let last = order["timeline"]?.arrayValue?.last
             #expect(last?["kind"]?.stringValue == "CANCELLED")
             #expect(last?["message"]?.stringValue?.contains("customer changed their mind") == true)

@@ -133,7 +133,9 @@ struct OrderView: GraphQLFieldReadable, GraphQLTypeNamed {
         case "notes": return KeyValueView.list(record.notes)
         case "returnUrl": return record.returnURL
         case "attempts": return record.attempts
-        case "checkout": return record.checkout.map { CheckoutView(payload: $0, order: record) }
+        case "checkout":
+            // The contract: null once the order is final (a cancelled order is not offered for payment any more).
+            return record.status.isFinal ? nil : record.checkout.map { CheckoutView(payload: $0, order: record) }
         case "expiresAt": return record.expiresAt?.rfc3339
         case "paidAt": return record.paidAt?.rfc3339
         case "lastSyncedAt": return record.lastSyncedAt?.rfc3339

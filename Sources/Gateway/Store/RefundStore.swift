@@ -180,12 +180,13 @@ struct RefundStore: Sendable {
                 """)
         }
         if refund.status != current.status || refund.needsReconciliation != current.needsReconciliation || refund.providerRefundID != current.providerRefundID {
-            let orderStatus = try await connection.query("SELECT status FROM orders WHERE id = \(payment.orderID)").single(String.self)
+            guard let orderStatus = try await connection.query("SELECT status FROM orders WHERE id = \(payment.orderID)").single(String.self)
+                .flatMap(OrderStatusName.init(rawValue:)) else { throw GatewayRequestError.internal("the refund's order disappeared") }
             let message = refund.needsReconciliation && refund.status == "PENDING"
                 ? "refund \(refund.reference): the provider's outcome is unknown (\(update.providerStatus ?? "no answer")); to be reconciled"
                 : "refund \(refund.reference) is \(refund.status)" + (refund.failureReason.map { ": \($0)" } ?? "")
             try await OrderStore.appendEvent(orderID: payment.orderID, kind: "REFUND_UPDATED",
-                                             status: orderStatus.flatMap(OrderStatusName.init(rawValue:)) ?? .paid, previous: nil,
+                                             status: orderStatus, previous: nil,
                                              providerStatus: refund.providerStatus, source: source, paymentID: payment.id, refundID: refund.id,
                                              webhookEventID: webhookEventID, message: message, on: connection)
         }
