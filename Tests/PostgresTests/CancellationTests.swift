@@ -58,14 +58,15 @@ import Testing
         await #expect(throws: CancellationError.self) { try await alone.value }
         #expect(started.duration(to: .now) < .seconds(5))
         // With a neighbour pipelined behind it: the cancelled task returns at once, the neighbour gets its own answer.
-        let slow = Task { try await pool.query("SELECT pg_sleep(0.5)") }
+        // The statement takes 5 s; "at once" is anything clearly shorter (the bound leaves room for a busy machine).
+        let slow = Task { try await pool.query("SELECT pg_sleep(5)") }
         try await Task.sleep(for: .milliseconds(50))
         let neighbour = Task { try await pool.query("SELECT \(Int64(7))").single(Int64.self) }
         try await Task.sleep(for: .milliseconds(50))
         let cancelledAt = ContinuousClock.now
         slow.cancel()
         await #expect(throws: CancellationError.self) { try await slow.value }
-        #expect(cancelledAt.duration(to: .now) < .milliseconds(400))
+        #expect(cancelledAt.duration(to: .now) < .seconds(2))
         #expect(try await neighbour.value == 7)
         #expect(try await pool.query("SELECT 8::int8").single(Int64.self) == 8)
         #expect(pool.statistics.open == 1)
