@@ -1,7 +1,9 @@
 import Foundation
 @testable import Gateway
+import HTTPClient
 import JSON
 import Postgres
+import Sandbox
 import Testing
 
 /// The reconciler: its schedule and decisions as pure functions, and against a real database
@@ -10,9 +12,9 @@ import Testing
     static let t0 = PostgresTimestamp(microsecondsSinceEpoch: 1_700_000_000_000_000)
 
     static func candidate(_ status: OrderStatusName = .created, flagged: Bool = false, providerOrder: Bool = true,
-                          expiresAt: PostgresTimestamp? = nil, attempts: Int = 1) -> ReconcileCandidate {
+                          expiresAt: PostgresTimestamp? = nil, attempts: Int = 1, pendingRefunds: Bool = false) -> ReconcileCandidate {
         ReconcileCandidate(status: status, needsReconciliation: flagged, hasProviderOrder: providerOrder, createdAt: t0,
-                           expiresAt: expiresAt, attempts: attempts)
+                           expiresAt: expiresAt, attempts: attempts, pendingRefunds: pendingRefunds)
     }
 
     @Test func scheduleGoesFromSecondsToMinutesAndRepeatsItsLastDelay() {
@@ -51,6 +53,44 @@ import Testing
                 == .again(at: expiry.adding(.seconds(24 * 3600))))
         #expect(ReconcilePolicy.after(Self.candidate(attempts: 9), now: t0, last: true, configuration) == .expire)
         #expect(ReconcilePolicy.after(Self.candidate(.paid), now: t0, last: true, configuration) == .done)
+        // A PAID order with a PENDING refund is asked about on the schedule, past its deadline too.
+        #expect(ReconcilePolicy.before(Self.candidate(.paid, pendingRefunds: true), now: t0, configuration) == .sync(last: false))
+        let late = t0.adding(.seconds(100 * 3600))
+        #expect(ReconcilePolicy.after(Self.candidate(.paid, attempts: 2, pendingRefunds: true), now: late, last: false, configuration)
+                == .again(at: late.adding(.seconds(60))))
+    }
+
+    @Test func aRefundWhoseAnswerWasLostIsSettledByTheReconciler() async throws {
+        try await GatewayHarness.run { h in
+            let (order, payment) = try await RefundTests.paidOrder(h, provider: "RAZORPAY", amount: "50000")
+            // Every attempt answers 500 before Razorpay refunds anything (after the work, its webhook would settle it).
+            try await h.sandboxControl("/faults", body: #"{"route": "POST /razorpay/v1/payments/*/refund", "kind": "status", "status": 500}"#)
+            let lost = try await RefundTests.refund(h, payment: payment, amount: "20000")
+            #expect(lost.userErrorCodes("createRefund") == ["PROVIDER_TIMEOUT"])
+            #expect(lost.data("createRefund")?["refund"]?["needsReconciliation"]?.boolValue == true, "\(lost.json)")
+            try await h.sandboxControl("/faults", method: "DELETE")
+            let clock = TestClock()
+            let log = ReconcilerLog()
+            let reconciler = h.reconciler(clock: clock, log: log)
+            // A refund younger than the creation grace may still be at the provider: not yet.
+            #expect(try await reconciler.runOnce() == 0)
+            clock.advance(.seconds(120))
+            #expect(try await reconciler.runOnce() == 1)
+            #expect(log.failures == [])
+            let refunds = try await h.graphQL("query($id: ID!) { order(id: $id) { amountRefunded { amount } refunds { status needsReconciliation } } }",
+                                              variables: ["id": .string(order)]).data("order")
+            #expect(refunds?["refunds"]?.arrayValue?.first?["status"]?.stringValue == "SUCCEEDED")
+            #expect(refunds?["refunds"]?.arrayValue?.first?["needsReconciliation"]?.boolValue == false)
+            #expect(refunds?["amountRefunded"]?["amount"]?.stringValue == "20000")
+            // Razorpay made exactly one refund (the re-read repeats the request under the same idempotency key).
+            let providerPayment = try #require(try await h.pool.query("SELECT provider_payment_id FROM payments").single(String.self))
+            let atRazorpay = try await h.client.execute(.init(method: "GET", url: h.sandbox.baseURL(for: .razorpay) + "/v1/payments/\(providerPayment)/refunds",
+                                                              headers: [("authorization", "Basic " + RefundTests.razorpayBasic(h))]))
+            #expect(try JSONParser.parse(atRazorpay.body)["count"]?.intValue == 1)
+            // Settled: the PAID order is not asked about again.
+            clock.advance(.seconds(3600))
+            #expect(try await reconciler.runOnce() == 0)
+        }
     }
 
     @Test func twoWorkersClaimEachOrderOnce() async throws {

@@ -58,10 +58,12 @@ struct ReconcileCandidate: Sendable, Equatable {
     var expiresAt: PostgresTimestamp?
     /// Claims so far, this one included.
     var attempts: Int
+    /// A refund of the order is PENDING (re-read with the order, whatever the order's status).
+    var pendingRefunds: Bool = false
 }
 
 /// The reconciler's decisions as pure functions (the I/O is the caller's): whether to ask
-/// the provider about a claimed order, and what to do after its answer.
+/// the provider about a claimed order (and its PENDING refunds), and what to do after its answer.
 enum ReconcilePolicy {
     /// Before the re-read.
     enum Before: Sendable, Equatable {
@@ -91,7 +93,7 @@ enum ReconcilePolicy {
     }
 
     static func before(_ order: ReconcileCandidate, now: PostgresTimestamp, _ configuration: ReconcilerConfiguration) -> Before {
-        if order.status.isFinal && !order.needsReconciliation { return .done }
+        if order.status.isFinal && !order.needsReconciliation { return order.pendingRefunds ? .sync(last: false) : .done }
         if !order.hasProviderOrder && !order.needsReconciliation {
             let created = order.createdAt.adding(configuration.creationGrace)
             if now < created { return .wait(until: created) }
@@ -100,6 +102,9 @@ enum ReconcilePolicy {
     }
 
     static func after(_ order: ReconcileCandidate, now: PostgresTimestamp, last: Bool, _ configuration: ReconcilerConfiguration) -> After {
+        // A PENDING refund is asked about on the schedule until the provider settles it (refunds take days;
+        // the order's expiry does not bound them).
+        if order.pendingRefunds { return .again(at: now.adding(configuration.schedule.delay(afterAttempt: order.attempts))) }
         if order.status.isFinal && !order.needsReconciliation { return .done }
         if last { return .expire }
         let next = now.adding(configuration.schedule.delay(afterAttempt: order.attempts))

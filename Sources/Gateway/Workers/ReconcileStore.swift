@@ -19,15 +19,19 @@ struct ReconcileStore: Sendable {
         var attempts: Int
         /// The lease's end, written into `reconcile_after` by the claim.
         var token: PostgresTimestamp
+        /// Whether the order has a PENDING refund (a re-read of the order re-reads it too).
+        var pendingRefunds: Bool
     }
 
-    /// Claims up to `limit` orders due at `now`: flagged or not final, and either scheduled
+    /// Claims up to `limit` orders due at `now`: flagged, not final, or with a PENDING refund older
+    /// than `createdBefore` (a younger one may still be at the provider), and either scheduled
     /// (`reconcile_after <= now`) or never scheduled and created before `createdBefore`.
     func claim(now: PostgresTimestamp, createdBefore: PostgresTimestamp, leaseEnd: PostgresTimestamp, limit: Int) async throws -> [Claim] {
         let rows = try await pool.query("""
             WITH due AS (
                 SELECT id AS due_id FROM orders
-                WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING'))
+                WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING')
+                       OR id IN (SELECT order_id FROM refunds WHERE status = 'PENDING' AND created_at <= \(createdBefore)))
                   AND (reconcile_after <= \(now) OR (reconcile_after IS NULL AND created_at <= \(createdBefore)))
                 ORDER BY coalesce(reconcile_after, created_at)
                 LIMIT \(Int64(limit))
@@ -35,11 +39,18 @@ struct ReconcileStore: Sendable {
             )
             UPDATE orders SET reconcile_after = \(leaseEnd), reconcile_attempts = reconcile_attempts + 1
             FROM due WHERE orders.id = due.due_id
-            RETURNING \(sql: OrderStore.columns), reconcile_attempts
+            RETURNING \(sql: OrderStore.columns), reconcile_attempts,
+                EXISTS (SELECT 1 FROM refunds WHERE refunds.order_id = orders.id AND refunds.status = 'PENDING')
             """)
         return try rows.map { row in
-            Claim(order: try OrderStore.record(row), attempts: Int(try row.decode(Int32.self, at: 26)), token: leaseEnd)
+            Claim(order: try OrderStore.record(row), attempts: Int(try row.decode(Int32.self, at: 26)), token: leaseEnd,
+                  pendingRefunds: try row.decode(Bool.self, at: 27))
         }
+    }
+
+    /// Whether the order still has a PENDING refund.
+    func hasPendingRefunds(orderID: UUID) async throws -> Bool {
+        try await pool.query("SELECT EXISTS (SELECT 1 FROM refunds WHERE order_id = \(orderID) AND status = 'PENDING')").single(Bool.self) ?? false
     }
 
     /// Schedules the next look (nil: never again), if the claim still holds the row.

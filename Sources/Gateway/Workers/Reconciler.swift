@@ -16,7 +16,8 @@ public enum ReconcilerEvent: Sendable {
 
 /// Re-reads open orders from their provider until they are final (API README decision 1):
 /// orders whose creation or verification had an unknown outcome (`needsReconciliation`),
-/// and every order in CREATED, ATTEMPTED or PENDING, on a backoff schedule, until the
+/// every order in CREATED, ATTEMPTED or PENDING, and every order with a PENDING refund (the
+/// re-read settles it: ``RefundReconciliation``), on a backoff schedule, until the
 /// provider says final or the order is past its expiry (or creation + 24 h) + 24 h, when it
 /// becomes EXPIRED. A lost creation is found again by its receipt (``OrderService/sync``).
 ///
@@ -107,7 +108,7 @@ public final class Reconciler: Sendable {
         let now = configuration.now()
         var order = claim.order
         do {
-            switch ReconcilePolicy.before(candidate(order, attempts: claim.attempts), now: now, configuration) {
+            switch ReconcilePolicy.before(candidate(order, attempts: claim.attempts, pendingRefunds: claim.pendingRefunds), now: now, configuration) {
             case .done:
                 try await store.release(claim, next: nil)
                 return
@@ -130,7 +131,9 @@ public final class Reconciler: Sendable {
                 order = synced.order
                 report(.synced(order: order.id, status: order.status.rawValue, needsReconciliation: order.needsReconciliation,
                                providerErrors: synced.userErrors.map(\.description)))
-                switch ReconcilePolicy.after(candidate(order, attempts: claim.attempts), now: configuration.now(), last: last, configuration) {
+                let pendingRefunds = try await store.hasPendingRefunds(orderID: order.id)
+                switch ReconcilePolicy.after(candidate(order, attempts: claim.attempts, pendingRefunds: pendingRefunds), now: configuration.now(),
+                                             last: last, configuration) {
                 case .done:
                     try await store.release(claim, next: nil)
                 case .again(let at):
@@ -150,9 +153,9 @@ public final class Reconciler: Sendable {
         }
     }
 
-    private func candidate(_ order: OrderRecord, attempts: Int) -> ReconcileCandidate {
+    private func candidate(_ order: OrderRecord, attempts: Int, pendingRefunds: Bool) -> ReconcileCandidate {
         ReconcileCandidate(status: order.status, needsReconciliation: order.needsReconciliation, hasProviderOrder: order.providerOrderID != nil,
-                           createdAt: order.createdAt, expiresAt: order.expiresAt, attempts: attempts)
+                           createdAt: order.createdAt, expiresAt: order.expiresAt, attempts: attempts, pendingRefunds: pendingRefunds)
     }
 
     /// Who the reconciler acts as in the services (no API key: the all-zero id, OPS scope).
