@@ -2823,6 +2823,12 @@ ALTER TABLE bank_accounts
 CREATE INDEX bank_accounts_customer_idx ON bank_accounts (customer_id, created_at, id);
 
 """#),
+        ("0005_reconciler.sql", #"""
+-- The reconciler re-reads orders with a PENDING refund (docs/api.md, "Reconciliation"): it finds
+-- them through this index, oldest refund first, without reading settled refunds.
+CREATE INDEX refunds_pending_idx ON refunds (created_at) WHERE status = 'PENDING';
+
+"""#),
         ("0006_webhook_log.sql", #"""
 -- Rejected webhook deliveries are listed by `webhookEvents` (outcome REJECTED) beside the
 -- accepted ones, with the same kind of id and cursor: give them a uuid.

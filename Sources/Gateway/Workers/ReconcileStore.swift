@@ -29,10 +29,18 @@ struct ReconcileStore: Sendable {
     func claim(now: PostgresTimestamp, createdBefore: PostgresTimestamp, leaseEnd: PostgresTimestamp, limit: Int) async throws -> [Claim] {
         let rows = try await pool.query("""
             WITH due AS (
+                -- The due test stays on the outer rows: a row another worker claimed meanwhile is
+                -- re-checked once locked (its new reconcile_after is not due) and skipped.
                 SELECT id AS due_id FROM orders
-                WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING')
-                       OR id IN (SELECT order_id FROM refunds WHERE status = 'PENDING' AND created_at <= \(createdBefore)))
-                  AND (reconcile_after <= \(now) OR (reconcile_after IS NULL AND created_at <= \(createdBefore)))
+                WHERE (reconcile_after <= \(now) OR (reconcile_after IS NULL AND created_at <= \(createdBefore)))
+                  AND id IN (
+                      -- orders_reconcile_idx: flagged or open orders that are due.
+                      SELECT id FROM orders
+                      WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING'))
+                        AND (reconcile_after <= \(now) OR (reconcile_after IS NULL AND created_at <= \(createdBefore)))
+                      UNION
+                      -- refunds_pending_idx: orders with a refund the provider has not settled.
+                      SELECT order_id FROM refunds WHERE status = 'PENDING' AND created_at <= \(createdBefore))
                 ORDER BY coalesce(reconcile_after, created_at)
                 LIMIT \(Int64(limit))
                 FOR UPDATE SKIP LOCKED
