@@ -1,5 +1,6 @@
 import Foundation
 @testable import Gateway
+import HTTPClient
 import JSON
 import PaymentsCore
 import Providers
@@ -122,6 +123,40 @@ import Testing
                 #expect(order["checkout"]?["paymentSessionId"]?.stringValue?.isEmpty == false)
             }
             #expect(try await h.count("orders") == 3)
+        }
+    }
+
+    @Test func instamojoLostGatewayOrderIsFoundByItsTransactionID() async throws {
+        try await GatewayHarness.run(transport: Self.transport) { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /instamojo/v2/gateway/orders","kind":"status_after","times":1}"#)
+            try await h.sandboxControl("/faults", body: #"{"route":"GET /instamojo/v2/gateway/orders/*","kind":"status","status":503}"#)
+            let answer = try await h.graphQL("""
+                mutation($c: ID) { createOrder(input: {amount: {amount: "50000"}, provider: INSTAMOJO, customerId: $c, receipt: "imj_lost",
+                                                       returnUrl: "https://shop.example/done"}) {
+                  order { id needsReconciliation providerOrderId } userErrors { code } } }
+                """, variables: ["c": .string(customer)])
+            #expect(answer.userErrorCodes("createOrder") == ["PROVIDER_TIMEOUT"], "\(answer.json)")
+            let id = try #require(answer.data("createOrder")?["order"]?["id"]?.stringValue)
+            #expect(answer.data("createOrder")?["order"]?["needsReconciliation"]?.boolValue == true)
+            try await h.sandboxControl("/faults", method: "DELETE")
+            let clock = TestClock()
+            clock.advance(.seconds(10))
+            let log = ReconcilerLog()
+            #expect(try await h.reconciler(clock: clock, log: log).runOnce() == 1)
+            #expect(log.failures == [])
+            let order = try #require(try await h.order(id))
+            #expect(order["needsReconciliation"]?.boolValue == false)
+            let providerOrderID = try #require(order["providerOrderId"]?.stringValue)
+            // The one gateway order Instamojo holds for that transaction_id.
+            let token = try await h.client.execute(.init(method: "POST", url: h.sandbox.baseURL(for: .instamojo) + "/oauth2/token/",
+                                                         headers: [("content-type", "application/x-www-form-urlencoded")],
+                                                         body: Array("grant_type=client_credentials&client_id=\(h.sandbox.credentials.instamojoClientID)&client_secret=\(h.sandbox.credentials.instamojoClientSecret)".utf8)))
+            let bearer = try #require(try JSONParser.parse(token.body)["access_token"]?.stringValue)
+            let found = try await h.client.execute(.init(method: "GET", url: h.sandbox.baseURL(for: .instamojo) + "/v2/gateway/orders/transaction_id:imj_lost/",
+                                                         headers: [("authorization", "Bearer \(bearer)")]))
+            let body = try JSONParser.parse(found.body)
+            #expect((body["order"]?["id"] ?? body["id"])?.stringValue == providerOrderID, "\(body)")
         }
     }
 
