@@ -141,6 +141,17 @@ enum MutationResolvers {
         body: @escaping @Sendable (InputReader, GatewayRequestContext) async throws -> MutationResult,
         replay: @escaping @Sendable (StoredIDs) async throws -> [String: (any Sendable)?]
     ) {
+        mutation(&set, name, services, hashedInput: hashedInput, body: body, replayWithInput: { ids, _, _ in try await replay(ids) })
+    }
+
+    /// ``mutation(_:_:_:hashedInput:body:replay:)`` whose replay also gets the (same) input and the
+    /// caller: for results that are never stored, such as a token minted afresh on every replay.
+    static func mutation(
+        _ set: inout ResolverSet, _ name: String, _ services: GatewayServices,
+        hashedInput: (@Sendable (JSONObject) -> JSONObject)? = nil,
+        body: @escaping @Sendable (InputReader, GatewayRequestContext) async throws -> MutationResult,
+        replayWithInput replay: @escaping @Sendable (StoredIDs, InputReader, GatewayRequestContext) async throws -> [String: (any Sendable)?]
+    ) {
         set.async("Mutation", name) { input in
             let context = try input.gateway
             let reader = InputReader(arguments: input.arguments)
@@ -158,7 +169,7 @@ enum MutationResolvers {
                     if let code = ids["error"]?.stringValue.flatMap(UserErrorCode.init(rawValue:)) {
                         return PayloadView(members: [:], userErrors: [UserError(code, ids["message"]?.stringValue ?? code.rawValue)])
                     }
-                    return PayloadView(members: compact(try await replay(StoredIDs(ids))), userErrors: [])
+                    return PayloadView(members: compact(try await replay(StoredIDs(ids), reader, context)), userErrors: [])
                 case .reused:
                     return PayloadView(members: [:], userErrors: [UserError(.idempotencyKeyReused, "this idempotency key was used with another input",
                                                                              field: ["input", "idempotencyKey"])])

@@ -106,6 +106,8 @@ enum QueryResolvers {
             return try await WebhookEventResolvers.node(id.uuid, principal: principal, services: services)
         case .bankAccount:
             return try await BankAccountResolvers.node(id.uuid, principal: principal, services: services)
+        case .linkedUpiAccount:
+            return try await TurboUpiResolvers.node(id.uuid, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

@@ -13,6 +13,9 @@ struct GatewayServices: Sendable {
     let bankAccountStore: BankAccountStore
     let customers: CustomerService
     let bankAccounts: BankAccountService
+    let linkedAccountStore: LinkedAccountStore
+    let turboSessions: TurboSessionService
+    let linkedUpiAccounts: LinkedUpiAccountService
     let orders: OrderService
     let sessions: SessionService
     let webhooks: WebhookService
@@ -30,6 +33,10 @@ struct GatewayServices: Sendable {
         bankAccountStore = BankAccountStore(pool: pool)
         bankAccounts = BankAccountService(accounts: bankAccountStore, customers: customerStore, customerService: customers,
                                           providers: providers, keys: configuration.dataKeys)
+        linkedAccountStore = LinkedAccountStore(pool: pool)
+        turboSessions = TurboSessionService(customers: customerStore, orders: orderStore, bankAccounts: bankAccountStore, providers: providers)
+        linkedUpiAccounts = LinkedUpiAccountService(store: linkedAccountStore, customers: customerStore, orders: orderStore,
+                                                    bankAccounts: bankAccountStore)
         orders = OrderService(orders: orderStore, payments: paymentStore, customers: customerStore, providers: providers,
                               configuration: configuration, bankAccounts: bankAccounts)
         sessions = SessionService(pool: pool, customers: customerStore, configuration: configuration)

@@ -8,6 +8,7 @@ public enum NodeType: String, Sendable, CaseIterable {
     case payment = "Payment"
     case refund = "Refund"
     case bankAccount = "BankAccount"
+    case linkedUpiAccount = "LinkedUpiAccount"
     case webhookEvent = "WebhookEvent"
     case clientSession = "ClientSession"
     case apiKey = "ApiKey"

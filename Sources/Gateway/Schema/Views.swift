@@ -412,6 +412,10 @@ struct PayloadView: GraphQLFieldReadable {
     func graphQLField(_ name: String) -> (any Sendable)? {
         if name == "userErrors" { return userErrors.map(UserErrorView.init) as [any Sendable] }
         if let member = members[name] { return member }
+        if Self.listFields.contains(name) { return [] as [any Sendable] }
         return Self.booleanFields.contains(name) ? false : nil
     }
+
+    /// Non-null list payload fields, empty when the mutation did not get that far.
+    static let listFields: Set<String> = ["linkedUpiAccounts"]
 }
