@@ -1,26 +1,65 @@
+import HTTPServer
+
+/// The control API's endpoints, matched by ``controlRoutes`` (patterns after `/_sandbox`).
+enum ControlEndpoint: Sendable {
+    case health, reset, inspectOrder, completeOrder, completeCashfreeRefund, initiateSetuLink, expireTokens
+    case setuPartnerCall, webhookLog, redeliverWebhook, addFault, listFaults, clearFaults, removeFault
+}
+
+/// Every control route, in the order they are tried.
+let controlRoutes: Router<ControlEndpoint> = {
+    var router = Router<ControlEndpoint>()
+    let routes: [(String, ControlEndpoint)] = [
+        ("GET /health", .health), ("POST /reset", .reset),
+        ("GET /{provider}/orders/{id}", .inspectOrder),
+        ("POST /cashfree/orders/{id}/refunds/{refund}/complete", .completeCashfreeRefund),
+        ("POST /{provider}/orders/{id}/complete", .completeOrder),
+        ("POST /setu/links/{session}/initiate", .initiateSetuLink),
+        ("POST /{provider}/tokens/expire", .expireTokens),
+        ("POST /setu/orders/{id}/{call}", .setuPartnerCall),
+        ("GET /webhooks", .webhookLog), ("POST /webhooks/{id}/redeliver", .redeliverWebhook),
+        ("POST /faults", .addFault), ("GET /faults", .listFaults), ("DELETE /faults", .clearFaults), ("DELETE /faults/{id}", .removeFault),
+    ]
+    for (pattern, endpoint) in routes {
+        // Fixed patterns written here: a malformed one fails every sandbox test at once.
+        try? router.add(pattern, endpoint)
+    }
+    return router
+}()
+
 /// `/_sandbox/...`: finishing payments, the webhook log, fault rules, reset.
 extension SandboxRouter {
     func control(_ request: SandboxRequest) async -> SandboxResponse {
-        let s = Array(request.segments.dropFirst())
-        switch (request.method, s.count) {
-        case ("GET", 1) where s[0] == "health":
+        let path = "/" + request.segments.dropFirst().joined(separator: "/")
+        let endpoint: ControlEndpoint
+        let p: [String: String]
+        switch controlRoutes.match(method: request.method, path: path) {
+        case .found(let found, let parameters):
+            endpoint = found
+            p = parameters
+        case .methodNotAllowed, .notFound:
+            return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")
+        }
+        let provider = p["provider"] ?? "", id = p["id"] ?? ""
+        switch endpoint {
+        case .health:
             return .json(.object(["status": "ok"]))
-        case ("POST", 1) where s[0] == "reset":
+        case .reset:
             for simulator in simulators { simulator.reset() }
             faults.removeAll()
             dispatcher.clearLog()
             return .json(.object(["status": "reset"]))
-        case ("GET", 3) where s[1] == "orders":
-            guard let provider = SandboxProvider(rawValue: s[0]), let simulator = simulator(provider) else {
-                return Self.controlError(404, "unknown provider '\(s[0])'")
+        case .inspectOrder:
+            guard let provider = SandboxProvider(rawValue: provider), let simulator = simulator(provider) else {
+                return Self.controlError(404, "unknown provider '\(provider)'")
             }
-            guard let order = simulator.inspect(orderID: s[2]) else {
-                return Self.controlError(404, "\(s[0]): no order \(s[2]) (inspection: razorpay and cashfree)")
+            guard let order = simulator.inspect(orderID: id) else {
+                return Self.controlError(404, "\(provider): no order \(id) (inspection: razorpay and cashfree)")
             }
             return .json(.object(order))
-        case ("POST", 4) where s[1] == "orders" && s[3] == "complete":
-            guard let provider = SandboxProvider(rawValue: s[0]), let simulator = simulator(provider) else {
-                return Self.controlError(404, "unknown provider '\(s[0])'")
+        case .completeOrder:
+            guard let provider = SandboxProvider(rawValue: provider), let simulator = simulator(provider) else {
+                return Self.controlError(404, "unknown provider '\(provider)'")
             }
             let body: WireObject
             if request.body.isEmpty {
@@ -30,7 +69,7 @@ extension SandboxRouter {
             } else {
                 return Self.controlError(400, "body must be a JSON object")
             }
-            switch simulator.complete(orderID: s[2], body: body, context: context(for: request)) {
+            switch simulator.complete(orderID: id, body: body, context: context(for: request)) {
             case .refused(let status, let message):
                 return Self.controlError(status, message)
             case .done(var result, let webhooks):
@@ -38,10 +77,10 @@ extension SandboxRouter {
                 result["webhooks"] = .array(deliveries.map { .object($0.summary) })
                 return .json(.object(result))
             }
-        case ("POST", 6) where s[0] == "cashfree" && s[1] == "orders" && s[3] == "refunds" && s[5] == "complete":
+        case .completeCashfreeRefund:
             guard let cashfree = simulator(.cashfree) as? CashfreeSimulator else { return Self.controlError(404, "cashfree is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
-            switch cashfree.completeRefund(orderID: s[2], refundID: s[4], body: body, context: context(for: request)) {
+            switch cashfree.completeRefund(orderID: id, refundID: p["refund"] ?? "", body: body, context: context(for: request)) {
             case .refused(let status, let message):
                 return Self.controlError(status, message)
             case .done(var result, let webhooks):
@@ -49,29 +88,32 @@ extension SandboxRouter {
                 result["webhooks"] = .array(deliveries.map { .object($0.summary) })
                 return .json(.object(result))
             }
-        case ("POST", 4) where s[0] == "setu" && s[1] == "links" && s[3] == "initiate":
+        case .initiateSetuLink:
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
-            return setu.initiate(sessionID: s[2], body: body, context: context(for: request))
-        case ("POST", 3) where s[1] == "tokens" && s[2] == "expire":
+            return setu.initiate(sessionID: p["session"] ?? "", body: body, context: context(for: request))
+        case .expireTokens:
             // Lets a client's token refresh be tested without waiting for the expiry.
-            switch SandboxProvider(rawValue: s[0]).flatMap({ simulator($0) }) {
+            switch SandboxProvider(rawValue: provider).flatMap({ simulator($0) }) {
             case let instamojo as InstamojoSimulator: instamojo.expireAllTokens()
             case let setu as SetuSimulator: setu.expireAllTokens()
             default: return Self.controlError(404, "only instamojo and setu issue tokens")
             }
             return .json(.object(["status": "expired"]))
-        case ("POST", 4) where s[0] == "setu" && s[1] == "orders" && (s[3] == "payment-status" || s[3] == "refund"):
+        case .setuPartnerCall:
+            guard let call = p["call"], call == "payment-status" || call == "refund" else {
+                return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")
+            }
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
-            return await setuPartnerCall(setu, kind: s[3], orderID: s[2])
-        case ("GET", 1) where s[0] == "webhooks":
+            return await setuPartnerCall(setu, kind: call, orderID: id)
+        case .webhookLog:
             return .json(.array(dispatcher.log().map { .object($0.detail) }))
-        case ("POST", 3) where s[0] == "webhooks" && s[2] == "redeliver":
-            guard let delivery = await dispatcher.redeliver(id: s[1]) else {
-                return Self.controlError(404, "no webhook delivery \(s[1])")
+        case .redeliverWebhook:
+            guard let delivery = await dispatcher.redeliver(id: id) else {
+                return Self.controlError(404, "no webhook delivery \(id)")
             }
             return .json(.object(delivery.summary))
-        case ("POST", 1) where s[0] == "faults":
+        case .addFault:
             guard let object = request.jsonObject() else { return Self.controlError(400, "body must be a JSON fault rule") }
             do {
                 let rule = try FaultRule(object: object)
@@ -82,20 +124,18 @@ extension SandboxRouter {
             } catch {
                 return Self.controlError(400, error.description)
             }
-        case ("GET", 1) where s[0] == "faults":
+        case .listFaults:
             return .json(.array(faults.list().map { entry in
                 var object = entry.rule.wire
                 object["id"] = .string(entry.id)
                 object["remaining"] = entry.remaining.map { .int(Int64($0)) } ?? .null
                 return .object(object)
             }))
-        case ("DELETE", 1) where s[0] == "faults":
+        case .clearFaults:
             faults.removeAll()
             return .json(.object(["status": "cleared"]))
-        case ("DELETE", 2) where s[0] == "faults":
-            return faults.remove(id: s[1]) ? .json(.object(["status": "removed"])) : Self.controlError(404, "no fault \(s[1])")
-        default:
-            return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")
+        case .removeFault:
+            return faults.remove(id: id) ? .json(.object(["status": "removed"])) : Self.controlError(404, "no fault \(id)")
         }
     }
 
