@@ -22,7 +22,7 @@ import Testing
     }
 
     static func sync(_ h: GatewayHarness, mobile: String = "9876543210", customer: String? = nil, source: String = "GET_LINKED_ACCOUNTS",
-                     accounts: [JSONValue], complete: Bool = false, extra: String = "", key: String?? = .none) async throws -> GatewayHarness.Answer {
+                     extra: String = "", accounts: [JSONValue], complete: Bool = false, key: String?? = .none) async throws -> GatewayHarness.Answer {
         try await h.graphQL("""
             mutation($m: PhoneNumber!, $c: ID, $a: [LinkedUpiAccountInput!]!) { syncLinkedUpiAccounts(input: {mobileNumber: $m, customerId: $c,
               source: \(source), accounts: $a, isCompleteList: \(complete) \(extra)}) { linkedUpiAccounts { \(fields) } userErrors { code message field } } }
@@ -110,7 +110,7 @@ import Testing
             let customer = try await OrderLifecycleTests.createCustomer(h)
             let fullAccount = "916010082985661"
             let card = "6521501234567890"
-            let answer = try await Self.sync(h, customer: customer, source: "GET_LINKED_ACCOUNTS", accounts: [
+            let answer = try await Self.sync(h, customer: customer, source: "GET_LINKED_ACCOUNTS", extra: #", idempotencyKey: "mask-1""#, accounts: [
                 Self.account(fullAccount),
                 Self.account(card, type: "CREDIT_CARD", ifsc: nil, bank: "HDFC Bank RuPay"),
                 Self.account("6521 50XX XXXX 4321", type: "CREDIT_CARD", ifsc: nil, bank: "Axis RuPay"),
@@ -124,6 +124,15 @@ import Testing
             let stored = try await h.pool.query("SELECT count(*) FROM linked_accounts l WHERE l::text LIKE \("%" + fullAccount + "%") OR l::text LIKE \("%652150%")")
                 .single(Int64.self)
             #expect(stored == 0)
+            // The idempotency record's request hash is over the masks: the same report with only the masks replays.
+            let masked = try await Self.sync(h, customer: customer, source: "GET_LINKED_ACCOUNTS", extra: #", idempotencyKey: "mask-1""#, accounts: [
+                Self.account("XXXXXX5661"),
+                Self.account("XXXXXX7890", type: "CREDIT_CARD", ifsc: nil, bank: "HDFC Bank RuPay"),
+                Self.account("XXXXXX4321", type: "CREDIT_CARD", ifsc: nil, bank: "Axis RuPay"),
+                Self.account(nil, type: "CREDIT_CARD", ifsc: nil, bank: "SBI RuPay"),
+            ])
+            #expect(masked.userErrorCodes("syncLinkedUpiAccounts") == [], "\(masked.json)")
+            #expect(Self.synced(masked).map { $0["id"] } == Self.synced(answer).map { $0["id"] })
             let listed = try await h.graphQL("query { linkedUpiAccounts(mobileNumber: \"9876543210\") { maskedAccountNumber } }")
             #expect(!JSONWriter.string(listed.json).contains(card))
             #expect(!JSONWriter.string(listed.json).contains(fullAccount))

@@ -105,6 +105,23 @@ import Testing
         }
     }
 
+    /// Razorpay failing: a PROVIDER_* userError and no token; the key is released, so the retry gets one.
+    @Test func aProviderFailureReleasesTheKeyForTheRetry() async throws {
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            try await h.sandboxControl("/faults", body: #"{"route": "POST /razorpay/v1/upi/turbo/customer/session", "kind": "status", "status": 503}"#)
+            let input = #"customerId: $c, idempotencyKey: "turbo-fail-1""#
+            let failed = try await Self.create(h, input: input, variables: ["c": .string(customer)])
+            let codes = failed.userErrorCodes("createTurboUpiSession")
+            #expect(codes.count == 1 && codes.first?.hasPrefix("PROVIDER_") == true, "\(failed.json)")
+            #expect(failed.data("createTurboUpiSession")?["session"] == .null)
+            try await h.sandboxControl("/faults", method: "DELETE")
+            let retried = try await Self.create(h, input: input, variables: ["c": .string(customer)])
+            #expect(retried.userErrorCodes("createTurboUpiSession") == [])
+            #expect(retried.data("createTurboUpiSession")?["session"]?["token"]?.stringValue?.hasPrefix("turbo_") == true)
+        }
+    }
+
     @Test func tpvLinkingTakesAnOrderOrAnAccountNeverBoth() async throws {
         try await GatewayHarness.run(configuration: TPVBankAccountTests.configuration) { h in
             let customer = try await OrderLifecycleTests.createCustomer(h)

@@ -17,7 +17,7 @@ enum TurboUpiResolvers {
             members(try await createSession(input, context: context, services: services))
         }
 
-        MutationResolvers.mutation(&set, "syncLinkedUpiAccounts", services) { input, context in
+        MutationResolvers.mutation(&set, "syncLinkedUpiAccounts", services, hashedInput: maskedForHash) { input, context in
             let accounts = try (input.object["accounts"]?.arrayValue ?? []).enumerated().map { index, value throws(UserError) in
                 guard let object = value.objectValue else {
                     throw UserError(.validationFailed, "each account is an object", field: ["input", "accounts", String(index)])
@@ -85,6 +85,19 @@ enum TurboUpiResolvers {
             guard let account = input.source as? LinkedUpiAccountView, let id = account.record.bankAccountID else { return nil }
             return BankAccountResolvers.loader(input, services).load(id)
         }
+    }
+
+    /// The input whose hash is stored with the idempotency key: each `accountNumber` reduced to
+    /// its mask, so no hash of a full account or card number sent by mistake is kept either.
+    @Sendable private static func maskedForHash(_ input: JSONObject) -> JSONObject {
+        guard let accounts = input["accounts"]?.arrayValue else { return input }
+        var copy = input
+        copy["accounts"] = .array(accounts.map { value in
+            guard var account = value.objectValue, let number = account["accountNumber"]?.stringValue else { return value }
+            account["accountNumber"] = LinkedUpiAccountService.mask(number).map(JSONValue.string) ?? .string("invalid")
+            return .object(account)
+        })
+        return copy
     }
 
     /// Decodes `createTurboUpiSession`'s input and asks the service.
