@@ -12,8 +12,8 @@ enum ReconcilerOptions {
                            [--reconciler true|false] [--reconcile-interval-ms 5000] [--order-expiry-hours 24]
     """
 
-    /// Starts the reconciler unless `--reconciler false`; its failures and expiries are logged as JSON lines.
-    static func start(gateway: Gateway, options: Options, logLevel: LogLevel?) throws -> Reconciler? {
+    /// The reconciler's configuration from the flags; nil with `--reconciler false`. Throws usage errors.
+    static func configuration(_ options: Options) throws -> ReconcilerConfiguration? {
         guard try options.bool("reconciler", default: true) else { return nil }
         var configuration = ReconcilerConfiguration()
         let interval = try options.int("reconcile-interval-ms", default: 5000)
@@ -22,6 +22,11 @@ enum ReconcilerOptions {
         let hours = try options.int("order-expiry-hours", default: 24)
         guard (1...24 * 366).contains(hours) else { throw UsageError("--order-expiry-hours must be in 1...8784, got \(hours)") }
         configuration.defaultOrderLifetime = .seconds(hours * 3600)
+        return configuration
+    }
+
+    /// Starts a reconciler; its failures and expiries are logged as JSON lines.
+    static func start(gateway: Gateway, configuration: ReconcilerConfiguration, logLevel: LogLevel?) -> Reconciler {
         let reconciler = Reconciler(gateway: gateway, configuration: configuration) { event in
             switch event {
             case .failed(let order, let message):

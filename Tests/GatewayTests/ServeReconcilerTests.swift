@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 @testable import Gateway
 import HTTPClient
@@ -36,6 +37,18 @@ import Testing
             }
             #expect(await serve.stop() == 0)
         }
+    }
+
+    @Test func badReconcilerFlagsStopTheStartBeforeTheDatabase() throws {
+        let binary = try #require(ServeProcess.binary, "payql is not built next to the tests")
+        // No database is reachable at this URL: the usage error comes first.
+        let run = try ChildProcess.run(binary, ["serve", "--reconcile-interval-ms", "1", "--database-url", "host=/nonexistent-payql"],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        #expect(run.status == 2)
+        #expect(run.errorsText.contains("--reconcile-interval-ms must be in 10...3600000"), "\(run.errorsText)")
+        let hours = try ChildProcess.run(binary, ["serve", "--order-expiry-hours", "0", "--database-url", "host=/nonexistent-payql"],
+                                         environment: ["PATH": "/usr/bin:/bin"])
+        #expect(hours.status == 2)
     }
 
     static func call(_ h: GatewayHarness, _ serve: ServeProcess, _ query: String, variables: JSONObject = [:]) async throws -> JSONValue {

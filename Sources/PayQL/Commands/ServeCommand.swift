@@ -84,6 +84,7 @@ enum ServeCommand {
     private static func serveGateway(settings: ServeSettings, options: Options) async throws -> Int32 {
         // Configuration first: a bad or unreadable data key stops the start before anything runs.
         let dataKey = try DataKeyFile.load(options: options, directory: options.string("dev-keys-dir") ?? ".payql")
+        let reconcilerConfiguration = try ReconcilerOptions.configuration(options)   // usage errors before anything starts
         guard let database = try await openDatabase(options, settings) else { return 1 }
         var sandbox: SandboxServer?
         var client: HTTPClient?
@@ -108,7 +109,7 @@ enum ServeCommand {
             ])
             let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
                                       configuration: gatewayConfiguration)
-            reconciler = try ReconcilerOptions.start(gateway: gateway, options: options, logLevel: settings.logLevel)
+            reconciler = reconcilerConfiguration.map { ReconcilerOptions.start(gateway: gateway, configuration: $0, logLevel: settings.logLevel) }
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
