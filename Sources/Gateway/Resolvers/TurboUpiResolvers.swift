@@ -124,6 +124,7 @@ enum TurboUpiResolvers {
 
 /// `TurboUpiSession`: the token exists only in this value, for this response.
 struct TurboUpiSessionView: GraphQLFieldReadable {
+    /// The minted session.
     var session: TurboSessionService.Session
 
     func graphQLField(_ name: String) -> (any Sendable)? {
@@ -140,6 +141,7 @@ struct TurboUpiSessionView: GraphQLFieldReadable {
 
 /// `TurboTpvLinkParameters`.
 struct TurboTpvLinkingView: GraphQLFieldReadable {
+    /// The builder's values.
     var linking: TurboSessionService.Linking
 
     func graphQLField(_ name: String) -> (any Sendable)? {
@@ -155,6 +157,7 @@ struct TurboTpvLinkingView: GraphQLFieldReadable {
 
 /// `LinkedUpiAccount`: the mask and display details; no other digit was ever kept.
 struct LinkedUpiAccountView: GraphQLFieldReadable, GraphQLTypeNamed {
+    /// The stored account.
     var record: LinkedAccountRecord
     var graphQLTypeName: String { "LinkedUpiAccount" }
 

@@ -9,9 +9,13 @@ import Postgres
 /// (already masked by the SDK, or not); every other digit — of a bank account or a RuPay credit
 /// card — is dropped before anything is stored or answered.
 struct LinkedUpiAccountService: Sendable {
+    /// `linked_accounts`.
     let store: LinkedAccountStore
+    /// Customers (the owner of a report).
     let customers: CustomerStore
+    /// Orders (a TPV_LINK report's order).
     let orders: OrderStore
+    /// Whitelisted TPV accounts (matched by IFSC and last four).
     let bankAccounts: BankAccountStore
 
     /// At most this many accounts per report (the SDK links one at a time; lists are short).
@@ -19,23 +23,37 @@ struct LinkedUpiAccountService: Sendable {
 
     /// `LinkedUpiAccountInput`, decoded (not yet validated).
     struct AccountInput: Sendable {
+        /// As the SDK returned it (masked, or not); only its last four digits are kept.
         var accountNumber: String?
+        /// `BANK_ACCOUNT` or `CREDIT_CARD`.
         var type: String?
+        /// The bank's IFSC.
         var ifsc: String?
+        /// The bank's name.
         var bankName: String?
+        /// `UpiBank.logo`.
         var bankLogoURL: String?
+        /// `UpiBank.bankPlaceholderUrl`.
         var bankPlaceholderURL: String?
+        /// The UPI PIN's length (4 or 6).
         var pinLength: Int64?
+        /// `SAVINGS`, `CURRENT` or `CREDIT`.
         var accountType: String?
     }
 
     /// `syncLinkedUpiAccounts`' input, decoded.
     struct SyncRequest: Sendable {
+        /// The Turbo identity the SDK used.
         var mobileNumber: String
+        /// The customer (a session's own when absent).
         var customerID: UUID?
+        /// The `LinkedUpiAccountSource`.
         var source: String
+        /// The accounts as reported.
         var accounts: [AccountInput]
+        /// Whether `accounts` is everything the SDK returned.
         var isCompleteList: Bool
+        /// TPV_LINK by order: the order.
         var orderID: UUID?
     }
 

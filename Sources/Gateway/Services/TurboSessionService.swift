@@ -73,39 +73,56 @@ enum TurboIdentity {
 /// The token is a bearer credential: it lives only in this call's result. It is not stored
 /// (a replay mints a fresh one), not cached and never written to a log or an error message.
 struct TurboSessionService: Sendable {
+    /// Customers (the session's, or the one named).
     let customers: CustomerStore
+    /// Orders (TPV linking by order).
     let orders: OrderStore
+    /// Whitelisted TPV accounts (TPV linking by customer).
     let bankAccounts: BankAccountStore
+    /// Where the Razorpay adapter is.
     let providers: ProviderRegistry
 
     /// `createTurboUpiSession`'s input, decoded.
     struct Request: Sendable {
+        /// `customerId` (a session's own customer when absent).
         var customerID: UUID?
+        /// `mobileNumber`, as the PhoneNumber scalar accepted it.
         var mobileNumber: String?
         /// Present when TPV linking parameters were asked for.
         var tpv: TPV?
 
         /// `TurboTpvLinkInput`.
         struct TPV: Sendable {
+            /// Link by this Razorpay TPV order.
             var orderID: UUID?
+            /// Link by customer with this whitelisted account.
             var bankAccountID: UUID?
         }
     }
 
     /// What the SDK gets: the token, its expiry and the reference used; with TPV, the builder's values.
     struct Session: Sendable {
+        /// Razorpay's token (a bearer: shown once, never stored or logged).
         var token: Secret
+        /// Razorpay's `expire_at`, unix seconds.
         var expiresAtUnix: Int64
+        /// The mobile number sent as `customer_reference`.
         var customerReference: String
+        /// The customer the session was made for, when one is known (the replay's only stored id).
         var customerID: UUID?
+        /// The TPV builder's values, when asked for.
         var linking: Linking?
     }
 
     /// `TurboTpvLinkParameters`.
     struct Linking: Sendable {
+        /// `setMobileNumber`.
         var mobileNumber: String
+        /// `setOrderId` (linking by order).
         var razorpayOrderID: String?
+        /// `setCustomerId` (linking by customer).
         var razorpayCustomerID: String?
+        /// The accounts to show (masked): the order's, or all the customer's ACTIVE whitelisted ones.
         var whitelistedAccounts: [BankAccountRecord]
     }
 

@@ -4,20 +4,27 @@ import Postgres
 
 /// A UPI account the Turbo SDK reported as linked (decision 4): display data only, masked.
 struct LinkedAccountRecord: Sendable, Hashable {
+    /// The row id (LinkedUpiAccount's global id).
     var id: UUID
     /// Nil when the mobile number belonged to no customer when it was reported (SECRET only).
     var customerID: UUID?
     /// The Turbo identity: a 10-digit national mobile number.
     var mobileNumber: String
+    /// Always Razorpay today (Turbo UPI).
     var provider: ProviderName
     /// `BANK_ACCOUNT` or `CREDIT_CARD` (the contract's `UpiAccountType`).
     var kind: String
     /// `XXXXXX` and the last four digits, or nil when the SDK gave no four trailing digits.
     var maskedIdentifier: String?
+    /// The bank's IFSC, upper-case.
     var ifsc: String?
+    /// The bank's name.
     var bankName: String?
+    /// The bank's logo, as reported.
     var bankLogoURL: String?
+    /// The bank's placeholder image, as reported.
     var bankPlaceholderURL: String?
+    /// The UPI PIN's length (4 or 6).
     var pinLength: Int?
     /// `SAVINGS`, `CURRENT` or `CREDIT`.
     var accountType: String?
@@ -27,13 +34,17 @@ struct LinkedAccountRecord: Sendable, Hashable {
     var status: String
     /// The contract's `LinkedUpiAccountSource` of the last report.
     var source: String
+    /// The first report.
     var linkedAt: PostgresTimestamp
+    /// The latest report that named it.
     var lastSeenAt: PostgresTimestamp
+    /// When it was removed, if it was.
     var removedAt: PostgresTimestamp?
 }
 
 /// `linked_accounts` (migration 0007), over `PostgresQuery` binds.
 struct LinkedAccountStore: Sendable {
+    /// The database.
     let pool: PostgresPool
 
     /// The columns every read selects, in ``record(_:)``'s order.
@@ -61,14 +72,23 @@ struct LinkedAccountStore: Sendable {
 
     /// One reported account, validated and masked (``LinkedUpiAccountService``).
     struct Reported: Sendable, Hashable {
+        /// `BANK_ACCOUNT` or `CREDIT_CARD`.
         var kind: String
+        /// `XXXXXX` + last four, or nil.
         var maskedIdentifier: String?
+        /// Upper-case IFSC.
         var ifsc: String?
+        /// The bank's name.
         var bankName: String?
+        /// The bank's logo URL.
         var bankLogoURL: String?
+        /// The bank's placeholder image URL.
         var bankPlaceholderURL: String?
+        /// 4 or 6.
         var pinLength: Int?
+        /// `SAVINGS`, `CURRENT` or `CREDIT`.
         var accountType: String?
+        /// The matching whitelisted TPV account.
         var bankAccountID: UUID?
 
         /// The bank half of the identity: the IFSC when reported, else the bank's name.
