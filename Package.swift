@@ -95,7 +95,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: ["Gateway", "GraphQL", "GraphQLHTTP", "HTTPServer", "HTTPClient", "Postgres", "PaymentsCore", "Providers", "Sandbox",
                            "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"],
-            swiftSettings: strictSettings
+            exclude: ["Fixtures"], swiftSettings: strictSettings
         ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
     ]

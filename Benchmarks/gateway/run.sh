@@ -44,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg), payql $(git rev-parse --short HEAD)"
-"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level off >"$WORK/serve.log" 2>&1 &
+"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level off --reconciler false >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 300); do [ -s "$WORK/dev-keys" ] && break; sleep 0.2; done
 KEY="$(grep PAYQL_SECRET_KEY "$WORK/dev-keys" | cut -d= -f2)"

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPClient
+@testable import Gateway
+import GraphQL
+import JSON
+import Testing
+
+/// The contract's client examples (`../shared/api/examples/*.graphql`, copied to
+/// `Fixtures/examples`) validate against the served schema, and the ones whose flow is
+/// served run against the sandbox.
+@Suite struct ContractExamplesTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/examples")
+
+    static func examples() throws -> [(name: String, text: String)] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".graphql") }.sorted().map {
+            ($0, try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8))
+        }
+    }
+
+    @Test func everyExampleValidatesAgainstTheServedSchema() async throws {
+        let examples = try Self.examples()
+        #expect(examples.count >= 5)
+        try await GatewayHarness.run { h in
+            for (name, text) in examples {
+                let document = try Parser.parse(text)
+                let errors = validate(schema: h.gateway.schema, document: document)
+                #expect(errors.isEmpty, "\(name): \(errors.map(\.message))")
+            }
+        }
+    }
+
+    @Test func theCashfreeExampleRunsAgainstTheSandbox() async throws {
+        let text = try #require(try Self.examples().first { $0.name == "cashfree.graphql" }?.text)
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let input: JSONObject = ["amount": ["amount": "17000"], "provider": "CASHFREE", "flow": "CARD_COMPONENT", "customerId": .string(customer)]
+            let created = try await h.graphQLNamed(text, operation: "CF", variables: ["in": .object(input)])
+            #expect(created.userErrorCodes("createOrder") == [], "\(created.json)")
+            let order = try #require(created.data("createOrder")?["order"])
+            #expect(order["checkout"]?["paymentSessionId"]?.stringValue?.isEmpty == false)
+            let id = try #require(order["id"]?.stringValue)
+            let receipt = try await h.graphQL("query($id: ID!) { order(id: $id) { receipt } }", variables: ["id": .string(id)])
+            try await h.complete("cashfree", order: try #require(receipt.data("order")?["receipt"]?.stringValue))
+            let done = try await h.graphQLNamed(text, operation: "Done", variables: ["id": .string(id), "key": "done-1"])
+            #expect(done.data("verifyOrderPayment")?["verified"]?.boolValue == true, "\(done.json)")
+            #expect(done.data("verifyOrderPayment")?["order"]?["status"]?.stringValue == "PAID")
+        }
+    }
+}
+
+extension GatewayHarness {
+    /// POSTs `operation` of a multi-operation document.
+    func graphQLNamed(_ document: String, operation: String, variables: JSONObject) async throws -> Answer {
+        let body = JSONWriter.write(["query": .string(document), "operationName": .string(operation), "variables": .object(variables)])
+        let response = try await client.execute(.init(method: "POST", url: baseURL + "/graphql",
+                                                      headers: [("content-type", "application/json"), ("authorization", "Bearer \(secretKey)")],
+                                                      body: body))
+        return Answer(status: response.status, json: try JSONParser.parse(response.body))
+    }
+}
