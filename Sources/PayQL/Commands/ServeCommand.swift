@@ -115,7 +115,8 @@ enum ServeCommand {
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
             let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, readiness: readiness,
                                              context: gateway.contextProvider, authorizer: gateway.authorizer,
-                                             extensions: gateway.responseExtensions, executionScope: gateway.executionScope)
+                                             extensions: gateway.responseExtensions,
+                                             executionScope: try options.bool("io-executor", default: true) ? gateway.executionScope : nil)
             for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
             let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
             server = listening
