@@ -32,7 +32,7 @@ public struct HTTPServerConfiguration: Sendable {
         /// Open connections, counted per server thread (`maxConnections / threads` each).
         /// At the limit a new connection replaces, on its thread, the connection that has
         /// waited longest for a request head; when every connection has a request in
-        /// progress, new ones wait in the listen backlog. Default 4096.
+        /// progress, the new one is closed at once. Default 4096.
         public var maxConnections: Int
         /// Open connections per client IP; `0` is unlimited. Default 0 (a load
         /// balancer in front would otherwise count as one client).
