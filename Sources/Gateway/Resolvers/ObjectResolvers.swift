@@ -62,7 +62,7 @@ enum ObjectResolvers {
             guard let order = input.source as? OrderView else { return [] as [any Sendable] }
             return try await services.orderStore.events(orderID: order.record.id).map(OrderEventView.init) as [any Sendable]
         }
-        for empty in ["upiCollects", "rewards"] { set.sync("Order", empty) { _ in [] as [any Sendable] } }
+        for empty in ["upiCollects"] { set.sync("Order", empty) { _ in [] as [any Sendable] } }
 
         // Checkout prefill: from the order's customer.
         set.sync("RazorpayCheckout", "prefill") { input in
@@ -136,7 +136,8 @@ enum ObjectResolvers {
         }
     }
 
-    private static func orderLoader(_ input: ResolveInput, _ services: GatewayServices) -> BatchLoader<UUID, OrderView> {
+    /// Orders by id, for this request (no visibility check: callers reach them through a visible object).
+    static func orderLoader(_ input: ResolveInput, _ services: GatewayServices) -> BatchLoader<UUID, OrderView> {
         loader(input, "orders") {
             BatchLoader<UUID, OrderView> { ids in
                 let found = try await services.orderStore.find(ids: ids)

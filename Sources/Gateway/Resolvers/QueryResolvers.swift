@@ -108,6 +108,8 @@ enum QueryResolvers {
             return try await BankAccountResolvers.node(id.uuid, principal: principal, services: services)
         case .linkedUpiAccount:
             return try await TurboUpiResolvers.node(id.uuid, principal: principal, services: services)
+        case .rewardOffer, .reward:
+            return try await RewardResolvers.node(id, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

@@ -20,6 +20,8 @@ struct GatewayServices: Sendable {
     let sessions: SessionService
     let webhooks: WebhookService
     let idempotency: IdempotencyKeys
+    let rewardStore: RewardStore
+    let rewards: RewardService
 
     init(pool: PostgresPool, configuration: GatewayConfiguration, providers: ProviderRegistry, keys: APIKeys) {
         self.pool = pool
@@ -42,5 +44,7 @@ struct GatewayServices: Sendable {
         sessions = SessionService(pool: pool, customers: customerStore, configuration: configuration)
         webhooks = WebhookService(pool: pool, providers: providers)
         idempotency = IdempotencyKeys(pool: pool)
+        rewardStore = RewardStore(pool: pool)
+        rewards = RewardService(store: rewardStore, customers: customerStore)
     }
 }

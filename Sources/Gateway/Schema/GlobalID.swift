@@ -12,6 +12,8 @@ public enum NodeType: String, Sendable, CaseIterable {
     case webhookEvent = "WebhookEvent"
     case clientSession = "ClientSession"
     case apiKey = "ApiKey"
+    case rewardOffer = "RewardOffer"
+    case reward = "Reward"
 }
 
 /// An opaque global ID: base64url (no padding) of `"<Type>:<uuid>"`.

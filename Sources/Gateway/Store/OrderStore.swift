@@ -198,7 +198,10 @@ struct OrderStore: Sendable {
         try await appendEvent(orderID: order.id, kind: late ? "STATUS_CHANGED" : "STATUS_CHANGED", status: next, previous: order.status,
                               providerStatus: providerStatus, source: source, paymentID: paymentID, webhookEventID: webhookEventID,
                               message: late ? "LATE_PAYMENT: paid after \(order.status.rawValue)" : message, on: connection)
-        return try record(row)
+        let moved = try record(row)
+        // Rewards are allotted in the transaction that makes the order PAID (decision 5).
+        if next == .paid { try await RewardStore.allotForPaidOrder(moved, source: source, on: connection) }
+        return moved
     }
 
     /// Appends a timeline entry.

@@ -1,0 +1,189 @@
+import Foundation
+import JSON
+import Postgres
+@testable import Gateway
+import Testing
+
+/// Rewards (issue 11, decision 5): offers, eligibility, allotment exactly once per (offer, order)
+/// when an order is verified PAID, and coupons never given twice under concurrency.
+@Suite struct RewardTests {
+    static let offerFields = """
+        id name action partnerName partnerLogoUrl preAllotText postAllotText termsAndConditions
+        minAmount { amount } maxAmount { amount } active maxPerCustomer couponsRemaining
+        """
+
+    /// Creates a PAYMENT offer as OPS; the whole answer.
+    static func upsertOffer(_ h: GatewayHarness, extra: String = "", coupons: [String] = ["CPN-1", "CPN-2"],
+                            key: String? = nil) async throws -> GatewayHarness.Answer {
+        try await h.graphQL("""
+            mutation($c: [String!]) { upsertRewardOffer(input: {name: "Cashback", action: PAYMENT, partnerName: "Acme",
+                partnerLogoUrl: "https://acme.example/logo.png", preAllotText: "Pay to win", postAllotText: "You won",
+                termsAndConditions: ["One per customer"], addCouponCodes: $c \(extra)}) {
+              rewardOffer { \(offerFields) } userErrors { code field } } }
+            """, variables: ["c": .array(coupons.map(JSONValue.string))], key: .some(key ?? h.opsKey))
+    }
+
+    @Test func offersAreUpsertedByOpsAndValidated() async throws {
+        try await GatewayHarness.run { h in
+            let created = try await Self.upsertOffer(h, extra: #"minAmount: {amount: "10000"}, maxAmount: {amount: "90000"}"#,
+                                                     coupons: ["A1", "A2", "A1"])
+            #expect(created.userErrorCodes("upsertRewardOffer") == [])
+            let offer = try #require(created.data("upsertRewardOffer")?["rewardOffer"])
+            #expect(offer["partnerName"]?.stringValue == "Acme")
+            #expect(offer["minAmount"]?["amount"]?.stringValue == "10000")
+            #expect(offer["couponsRemaining"]?.intValue == 2)
+            #expect(offer["maxPerCustomer"]?.intValue == 1)
+            let id = try #require(offer["id"]?.stringValue)
+
+            // Editing keeps the pool and adds to it (a code already there is not added twice).
+            let edited = try await h.graphQL("""
+                mutation($id: ID) { upsertRewardOffer(input: {id: $id, name: "Cashback 2", action: PAYMENT, partnerName: "Acme",
+                    addCouponCodes: ["A2", "A3"], active: false}) { rewardOffer { name active couponsRemaining } userErrors { code } } }
+                """, variables: ["id": .string(id)], key: .some(h.opsKey))
+            #expect(edited.data("upsertRewardOffer")?["rewardOffer"]?["couponsRemaining"]?.intValue == 3)
+            #expect(edited.data("upsertRewardOffer")?["rewardOffer"]?["active"]?.boolValue == false)
+            #expect(try await h.count("reward_offers") == 1)
+
+            // Bad input: clear userErrors, nothing written.
+            let inverted = try await Self.upsertOffer(h, extra: #"minAmount: {amount: "9000"}, maxAmount: {amount: "100"}"#)
+            #expect(inverted.userErrorCodes("upsertRewardOffer") == ["AMOUNT_OUT_OF_RANGE"])
+            let window = try await Self.upsertOffer(h, extra: #"validFrom: "2026-05-01T00:00:00Z", validUntil: "2026-04-01T00:00:00Z""#)
+            #expect(window.userErrorCodes("upsertRewardOffer") == ["VALIDATION_FAILED"])
+            let cap = try await Self.upsertOffer(h, extra: "maxPerCustomer: 0")
+            #expect(cap.userErrorCodes("upsertRewardOffer") == ["VALIDATION_FAILED"])
+            let blank = try await Self.upsertOffer(h, coupons: ["ok", "  "])
+            #expect(blank.userErrorCodes("upsertRewardOffer") == ["VALIDATION_FAILED"])
+            #expect(try await h.count("reward_offers") == 1)
+            #expect(try await h.count("reward_coupons") == 3)
+
+            // Only OPS may write offers.
+            let secret = try await Self.upsertOffer(h, key: h.secretKey)
+            #expect(secret.json["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue == "FORBIDDEN")
+            #expect(try await h.count("reward_offers") == 1)
+        }
+    }
+
+    @Test func eligibilityFollowsActionAmountPoolAndCap() async throws {
+        try await GatewayHarness.run { h in
+            _ = try await Self.upsertOffer(h, extra: #"minAmount: {amount: "10000"}"#, coupons: ["E1"])
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            func eligible(_ amount: String, action: String = "PAYMENT") async throws -> (Bool?, Int?) {
+                let answer = try await h.graphQL("""
+                    query($c: ID) { rewardEligibility(input: {customerId: $c, action: \(action), amount: {amount: "\(amount)"}}) {
+                      eligible offers { partnerName preAllotText } } }
+                    """, variables: ["c": .string(customer)])
+                let data = answer.data("rewardEligibility")
+                return (data?["eligible"]?.boolValue, data?["offers"]?.arrayValue?.count)
+            }
+            #expect(try await eligible("50000") == (true, 1))
+            #expect(try await eligible("5000") == (false, 0))
+            #expect(try await eligible("50000", action: "ONBOARDING") == (false, 0))
+            // By mobile number, as the Turbo SDK asks.
+            let byMobile = try await h.graphQL("""
+                { rewardEligibility(input: {mobileNumber: "9876543210", action: PAYMENT}) { eligible offers { partnerName } } }
+                """)
+            #expect(byMobile.data("rewardEligibility")?["eligible"]?.boolValue == true)
+
+            // Once the customer got it (cap 1) and the pool is empty, no longer eligible.
+            let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: "50000", customer: customer)
+            try await h.complete("razorpay", order: try #require(order["providerOrderId"]?.stringValue))
+            let id = try #require(order["id"]?.stringValue)
+            #expect(try await h.eventually { try await h.order(id)?["status"]?.stringValue == "PAID" })
+            #expect(try await eligible("50000") == (false, 0))
+        }
+    }
+
+    @Test func paidOrderGetsItsRewardOnceAndRedeliveryAllotsNothingTwice() async throws {
+        try await GatewayHarness.run { h in
+            _ = try await Self.upsertOffer(h, extra: "maxPerCustomer: 5", coupons: ["ONLY-1", "ONLY-2"])
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: "50000", customer: customer)
+            let id = try #require(order["id"]?.stringValue)
+            let query = """
+                query($id: ID!) { order(id: $id) { status rewardStatus
+                  rewards { status couponCode source mobileNumberMasked offer { partnerName postAllotText } order { id } } timeline { kind } } }
+                """
+            let before = try await h.graphQL(query, variables: ["id": .string(id)]).data("order")
+            #expect(before?["rewardStatus"] == .null)
+            #expect(before?["rewards"]?.arrayValue?.isEmpty == true)
+
+            let completion = try await h.complete("razorpay", order: try #require(order["providerOrderId"]?.stringValue))
+            #expect(try await h.eventually { try await h.order(id)?["status"]?.stringValue == "PAID" })
+            let paid = try #require(try await h.graphQL(query, variables: ["id": .string(id)]).data("order"))
+            #expect(paid["rewardStatus"]?.stringValue == "ALLOTTED")
+            let rewards = try #require(paid["rewards"]?.arrayValue)
+            #expect(rewards.count == 1)
+            let coupon = try #require(rewards.first?["couponCode"]?.stringValue)
+            #expect(["ONLY-1", "ONLY-2"].contains(coupon))
+            #expect(rewards.first?["source"]?.stringValue == "PAYQL")
+            #expect(rewards.first?["mobileNumberMasked"]?.stringValue == "+91******3210")
+            #expect(rewards.first?["offer"]?["postAllotText"]?.stringValue == "You won")
+            #expect(rewards.first?["order"]?["id"]?.stringValue == id)
+            #expect(paid["timeline"]?.arrayValue?.contains { $0["kind"]?.stringValue == "REWARD_ALLOTTED" } == true)
+
+            // Every webhook delivered again: still one reward, one coupon taken.
+            for delivery in completion["webhooks"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) ?? [] {
+                _ = try await h.sandboxControl("/webhooks/\(delivery)/redeliver")
+            }
+            _ = try await h.graphQL("mutation($id: ID!) { syncOrder(input: {orderId: $id}) { userErrors { code } } }", variables: ["id": .string(id)])
+            #expect(try await h.count("rewards") == 1)
+            #expect(try await h.pool.query("SELECT count(*) FROM reward_coupons WHERE reward_id IS NOT NULL").single(Int64.self) == 1)
+
+            // OPS lists it.
+            let listed = try await h.graphQL("{ rewards(filter: {status: [ALLOTTED]}) { nodes { couponCode order { id } } } }")
+            #expect(listed.data("rewards")?["nodes"]?.arrayValue?.count == 1)
+        }
+    }
+
+    @Test func emptyPoolGivesNoRewardAndTheOrderIsStillPaid() async throws {
+        try await GatewayHarness.run { h in
+            _ = try await Self.upsertOffer(h, coupons: [])
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: "50000", customer: customer)
+            let id = try #require(order["id"]?.stringValue)
+            try await h.complete("razorpay", order: try #require(order["providerOrderId"]?.stringValue))
+            #expect(try await h.eventually { try await h.order(id)?["status"]?.stringValue == "PAID" })
+            let read = try await h.graphQL("query($id: ID!) { order(id: $id) { rewardStatus rewards { status } } }",
+                                           variables: ["id": .string(id)]).data("order")
+            #expect(read?["rewardStatus"] == .null)
+            #expect(read?["rewards"]?.arrayValue?.isEmpty == true)
+            #expect(try await h.count("rewards") == 0)
+        }
+    }
+
+    /// 100 orders of 100 customers become PAID at once under one PAYMENT offer with 10 coupons:
+    /// exactly 10 rewards, each with a different coupon. Through the store's PAID transition in
+    /// parallel transactions (the path every verified PAID event takes).
+    @Test func hundredConcurrentPaidOrdersShareTenCouponsWithoutDoubleIssue() async throws {
+        try await GatewayHarness.run { h in
+            let offer = try await Self.upsertOffer(h, coupons: (1...10).map { "POOL-\($0)" })
+            #expect(offer.userErrorCodes("upsertRewardOffer") == [])
+            let orderIDs = try await h.pool.query("""
+                WITH c AS (INSERT INTO customers (name, contact)
+                           SELECT 'Buyer ' || n, '+9198765' || lpad(n::text, 5, '0') FROM generate_series(1, 100) AS n RETURNING id)
+                INSERT INTO orders (customer_id, provider, amount_minor, currency, receipt, status)
+                SELECT id, 'razorpay', 50000, 'INR', 'rw_' || id, 'ATTEMPTED' FROM c RETURNING id
+                """).decode(UUID.self)
+            #expect(orderIDs.count == 100)
+            let pool = h.pool
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for orderID in orderIDs {
+                    group.addTask {
+                        try await pool.withTransaction { connection in
+                            guard let order = try await OrderStore.lock(orderID: orderID, on: connection) else { return }
+                            try await OrderStore.applyStatus(order: order, proposed: .paid, providerStatus: "paid", source: "WEBHOOK", on: connection)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await pool.query("SELECT count(*) FROM orders WHERE status = 'PAID'").single(Int64.self) == 100)
+            #expect(try await pool.query("SELECT count(*) FROM rewards WHERE status = 'ALLOTTED'").single(Int64.self) == 10)
+            #expect(try await pool.query("SELECT count(DISTINCT coupon) FROM rewards").single(Int64.self) == 10)
+            #expect(try await pool.query("SELECT count(*) FROM reward_coupons WHERE reward_id IS NULL").single(Int64.self) == 0)
+            #expect(try await pool.query("""
+                SELECT count(*) FROM rewards r JOIN reward_coupons c ON c.id = r.coupon_id AND c.reward_id = r.id AND c.code = r.coupon
+                """).single(Int64.self) == 10)
+        }
+    }
+}
