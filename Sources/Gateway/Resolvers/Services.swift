@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// Everything resolvers call: the services and stores of one Gateway.
-struct GatewayServices: Sendable {
+final class GatewayServices: Sendable {
     let pool: PostgresPool
     let configuration: GatewayConfiguration
     let providers: ProviderRegistry

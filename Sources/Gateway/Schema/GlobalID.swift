@@ -53,9 +53,45 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
         self = id
     }
 
-    /// The opaque text.
+    /// The opaque text. Built byte by byte (ids are written for every object a response holds).
     public var description: String {
-        let standard = Encoding.base64(Array("\(type.rawValue):\(uuid.uuidString.lowercased())".utf8))
-        return String(standard.compactMap { $0 == "=" ? nil : $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        var raw: [UInt8] = []
+        raw.reserveCapacity(type.rawValue.utf8.count + 37)
+        raw.append(contentsOf: type.rawValue.utf8)
+        raw.append(UInt8(ascii: ":"))
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { raw.append(UInt8(ascii: "-")) }
+                raw.append(Self.hexDigits[Int(byte >> 4)])
+                raw.append(Self.hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return Self.base64URL(raw)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Base64url without padding (RFC 4648 §5).
+    static func base64URL(_ input: [UInt8]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(base64URLAlphabet[Int(n >> 18 & 63)])
+            output.append(base64URLAlphabet[Int(n >> 12 & 63)])
+            output.append(base64URLAlphabet[Int(n >> 6 & 63)])
+            output.append(base64URLAlphabet[Int(n & 63)])
+            index += 3
+        }
+        let rest = input.count - index
+        if rest > 0 {
+            let n = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+            output.append(base64URLAlphabet[Int(n >> 18 & 63)])
+            output.append(base64URLAlphabet[Int(n >> 12 & 63)])
+            if rest == 2 { output.append(base64URLAlphabet[Int(n >> 6 & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }
