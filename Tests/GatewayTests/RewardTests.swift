@@ -151,6 +151,25 @@ import Testing
         }
     }
 
+    @Test func fullRefundRevokesTheRewardAndPartialDoesNot() async throws {
+        try await GatewayHarness.run { h in
+            _ = try await Self.upsertOffer(h, coupons: ["R-1"])
+            let (order, payment) = try await RefundTests.paidOrder(h, provider: "RAZORPAY", amount: "50000")
+            let query = "query($id: ID!) { order(id: $id) { rewardStatus rewards { status couponCode } } }"
+            func read() async throws -> JSONValue? { try await h.graphQL(query, variables: ["id": .string(order)]).data("order") }
+            #expect(try await read()?["rewardStatus"]?.stringValue == "ALLOTTED")
+
+            _ = try RefundTests.refunded(try await RefundTests.refund(h, payment: payment, amount: "10000"))
+            #expect(try await read()?["rewards"]?.arrayValue?.first?["status"]?.stringValue == "ALLOTTED")
+
+            _ = try RefundTests.refunded(try await RefundTests.refund(h, payment: payment))
+            let revoked = try await read()
+            #expect(revoked?["rewardStatus"]?.stringValue == "REVOKED")
+            #expect(revoked?["rewards"]?.arrayValue?.first?["status"]?.stringValue == "REVOKED")
+            #expect(revoked?["rewards"]?.arrayValue?.first?["couponCode"] == .null)
+        }
+    }
+
     /// 100 orders of 100 customers become PAID at once under one PAYMENT offer with 10 coupons:
     /// exactly 10 rewards, each with a different coupon. Through the store's PAID transition in
     /// parallel transactions (the path every verified PAID event takes).

@@ -174,10 +174,12 @@ struct RefundStore: Sendable {
                 UPDATE payments SET amount_refunded_minor = \(refunded), status = coalesce(\(status), status), updated_at = now()
                 WHERE id = \(payment.id)
                 """)
-            _ = try await connection.query("""
+            let fullyRefunded = try await connection.query("""
                 UPDATE orders SET amount_refunded_minor = amount_refunded_minor + \(refund.amount.minorUnits), updated_at = now()
-                WHERE id = \(payment.orderID)
-                """)
+                WHERE id = \(payment.orderID) RETURNING amount_paid_minor > 0 AND amount_refunded_minor >= amount_paid_minor
+                """).single(Bool.self) ?? false
+            // A full refund takes back the order's rewards (decision 5).
+            if fullyRefunded { try await RewardStore.revokeForRefundedOrder(payment.orderID, on: connection) }
         }
         if refund.status != current.status || refund.needsReconciliation != current.needsReconciliation || refund.providerRefundID != current.providerRefundID {
             guard let orderStatus = try await connection.query("SELECT status FROM orders WHERE id = \(payment.orderID)").single(String.self)

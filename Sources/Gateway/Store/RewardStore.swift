@@ -237,6 +237,15 @@ struct RewardStore: Sendable {
             """).map(Self.reward)
     }
 
+    /// Marks the ALLOTTED rewards of a fully refunded order REVOKED (decision 5); call inside the
+    /// transaction that recorded the refund. PayQL does not learn whether a coupon was used, so every
+    /// allotted one is revoked; its code stays taken (it was shown) and is no longer returned.
+    static func revokeForRefundedOrder(_ orderID: UUID, on connection: PostgresConnection) async throws {
+        _ = try await connection.query("""
+            UPDATE rewards SET status = 'REVOKED', revoked_at = now(), updated_at = now() WHERE order_id = \(orderID) AND status = 'ALLOTTED'
+            """)
+    }
+
     /// Allots the PAYMENT rewards `order` earns now that it is verified PAID; call inside the
     /// transaction that moved it to PAID (its row locked). An order without a customer, or whose
     /// customer has no phone number, earns none; an offer whose pool is empty gives none (the
