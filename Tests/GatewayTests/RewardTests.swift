@@ -170,6 +170,56 @@ import Testing
         }
     }
 
+    @Test func allotRewardGivesOnboardingOnceAndRetriesPaymentWithoutDoubling() async throws {
+        try await GatewayHarness.run { h in
+            let onboarding = try await h.graphQL("""
+                mutation { upsertRewardOffer(input: {name: "Welcome", action: ONBOARDING, partnerName: "Acme", addCouponCodes: ["W-1", "W-2"]}) {
+                  rewardOffer { id } userErrors { code } } }
+                """, key: .some(h.opsKey))
+            #expect(onboarding.userErrorCodes("upsertRewardOffer") == [])
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let allot = "mutation($i: AllotRewardInput!) { allotReward(input: $i) { reward { status couponCode source action customer { id } } userErrors { code field } } }"
+            let first = try await h.graphQL(allot, variables: ["i": .object(["action": "ONBOARDING", "customerId": .string(customer)])])
+            #expect(first.userErrorCodes("allotReward") == [])
+            let reward = first.data("allotReward")?["reward"]
+            #expect(reward?["source"]?.stringValue == "MANUAL")
+            #expect(reward?["customer"]?["id"]?.stringValue == customer)
+            #expect(["W-1", "W-2"].contains(reward?["couponCode"]?.stringValue ?? ""))
+            // Cap 1: the same customer (or its mobile) gets no second one.
+            let again = try await h.graphQL(allot, variables: ["i": .object(["action": "ONBOARDING", "mobileNumber": "9876543210"])])
+            #expect(again.userErrorCodes("allotReward") == ["NOT_ELIGIBLE"])
+            // A client's publishable key cannot allot.
+            let publishable = try await h.graphQL(allot, variables: ["i": .object(["action": "ONBOARDING", "mobileNumber": "9123456789"])],
+                                                  key: .some(h.publishableKey))
+            #expect(publishable.json["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue == "FORBIDDEN")
+            let customerRewards = try await h.graphQL("query($c: ID!) { customer(id: $c) { rewards { nodes { action status } } } }",
+                                                      variables: ["c": .string(customer)])
+            #expect(customerRewards.data("customer")?["rewards"]?["nodes"]?.arrayValue?.count == 1)
+
+            // PAYMENT: an unpaid order is NOT_ELIGIBLE; once PAID with an empty pool, coupons added later are given on retry, once.
+            _ = try await Self.upsertOffer(h, coupons: [])
+            let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: "50000", customer: customer)
+            let id = try #require(order["id"]?.stringValue)
+            let unpaid = try await h.graphQL(allot, variables: ["i": .object(["action": "PAYMENT", "orderId": .string(id)])])
+            #expect(unpaid.userErrorCodes("allotReward") == ["NOT_ELIGIBLE"])
+            try await h.complete("razorpay", order: try #require(order["providerOrderId"]?.stringValue))
+            #expect(try await h.eventually { try await h.order(id)?["status"]?.stringValue == "PAID" })
+            #expect(try await h.count("rewards") == 1)
+            let offers = try await h.graphQL("{ rewardOffers(filter: {action: PAYMENT}) { nodes { id } } }")
+            let offerID = try #require(offers.data("rewardOffers")?["nodes"]?.arrayValue?.first?["id"]?.stringValue)
+            _ = try await h.graphQL("""
+                mutation($id: ID) { upsertRewardOffer(input: {id: $id, name: "Cashback", action: PAYMENT, partnerName: "Acme",
+                  addCouponCodes: ["P-1", "P-2"]}) { userErrors { code } } }
+                """, variables: ["id": .string(offerID)], key: .some(h.opsKey))
+            for _ in 0..<2 {
+                let retried = try await h.graphQL(allot, variables: ["i": .object(["action": "PAYMENT", "orderId": .string(id)])])
+                #expect(retried.userErrorCodes("allotReward") == [])
+                #expect(retried.data("allotReward")?["reward"]?["source"]?.stringValue == "PAYQL")
+            }
+            #expect(try await h.count("rewards") == 2)
+        }
+    }
+
     /// 100 orders of 100 customers become PAID at once under one PAYMENT offer with 10 coupons:
     /// exactly 10 rewards, each with a different coupon. Through the store's PAID transition in
     /// parallel transactions (the path every verified PAID event takes).

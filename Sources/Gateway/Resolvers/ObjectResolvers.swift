@@ -30,10 +30,6 @@ enum ObjectResolvers {
             return ConnectionView(rows: rows, limit: page.first, hadCursor: page.after != nil, node: { OrderView(record: $0) },
                                   cursor: { KeysetCursor(createdAt: $0.createdAt, id: $0.id) })
         }
-        set.sync("Customer", "rewards") { _ in
-            ConnectionView(rows: [OrderRecord](), limit: 0, hadCursor: false, node: { OrderView(record: $0) },
-                           cursor: { KeysetCursor(createdAt: $0.createdAt, id: $0.id) })
-        }
 
         // Order
         set.sync("Order", "customer") { input in

@@ -4,8 +4,8 @@ import JSON
 import PaymentsCore
 import Postgres
 
-/// Rewards in the schema: `upsertRewardOffer`, `rewardEligibility`, `rewardOffers`, `rewards`,
-/// `Order.rewards` / `Order.rewardStatus`, `Reward.offer` / `.customer` / `.order` and `node(id:)`
+/// Rewards in the schema: `upsertRewardOffer`, `allotReward`, `rewardEligibility`, `rewardOffers`, `rewards`,
+/// `Customer.rewards`, `Order.rewards` / `Order.rewardStatus`, `Reward.offer` / `.customer` / `.order` and `node(id:)`
 /// for RewardOffer and Reward ids.
 enum RewardResolvers {
     static func register(_ set: inout ResolverSet, services: GatewayServices) {
@@ -20,6 +20,16 @@ enum RewardResolvers {
             return MutationResolvers.MutationResult(members: ["rewardOffer": RewardOfferView(record: offer)], ids: ["offer": offer.id])
         } replay: { ids in
             ["rewardOffer": try await ids.uuid("offer").asyncMap { try await services.rewardStore.offers(ids: [$0])[$0] }?.map(RewardOfferView.init)]
+        }
+
+        MutationResolvers.mutation(&set, "allotReward", services) { input, _ in
+            let reward = try await services.rewards.allot(RewardService.AllotRequest(
+                action: try input.requiredString("action"), orderID: try input.id("orderId", of: .order),
+                customerID: try input.id("customerId", of: .customer), mobile: input.string("mobileNumber"),
+                offerID: try input.id("offerId", of: .rewardOffer)))
+            return MutationResolvers.MutationResult(members: ["reward": RewardView(record: reward)], ids: ["reward": reward.id])
+        } replay: { ids in
+            ["reward": try await ids.uuid("reward").asyncMap { try await services.rewardStore.rewards(ids: [$0])[$0] }?.map(RewardView.init)]
         }
 
         set.async("Query", "rewardEligibility") { input in
@@ -62,6 +72,14 @@ enum RewardResolvers {
                                   cursor: { KeysetCursor(createdAt: $0.createdAt, id: $0.id) })
         }
 
+        set.async("Customer", "rewards") { input in
+            guard let customer = input.source as? CustomerView else { return nil }
+            let page = try PageRequest(first: input[argument: "first"]?.intValue, after: input[argument: "after"]?.stringValue, order: nil)
+            let rows = try await services.rewardStore.list(filter: RewardStore.Filter(customerID: customer.record.id), after: page.after,
+                                                           limit: page.first, newestFirst: true)
+            return ConnectionView(rows: rows, limit: page.first, hadCursor: page.after != nil, node: { RewardView(record: $0) },
+                                  cursor: { KeysetCursor(createdAt: $0.createdAt, id: $0.id) })
+        }
         set.sync("Order", "rewards") { input in
             guard let order = input.source as? OrderView else { return [] as [any Sendable] }
             return orderRewards(input, services).load(order.record.id)

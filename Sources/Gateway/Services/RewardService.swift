@@ -3,7 +3,7 @@ import PaymentsCore
 import Postgres
 
 /// Reward offers and eligibility (docs/api.md, "Rewards"; API README decision 5). Allotment for
-/// PAID orders is not here: it happens in the PAID transition (``RewardStore/allotForPaidOrder(_:source:on:)``).
+/// PAID orders is not here: it happens in the PAID transition (``RewardStore/allotForPaidOrder(_:source:onlyOffer:on:)``).
 struct RewardService: Sendable {
     let store: RewardStore
     let customers: CustomerStore
@@ -86,6 +86,60 @@ struct RewardService: Sendable {
             validUntil: request.validUntil, active: request.active, maxPerCustomer: Int(request.maxPerCustomer), addCouponCodes: codes))
         guard let stored else { throw UserError(.notFound, "no reward offer with this id", field: ["input", "id"]) }
         return stored
+    }
+
+    /// What `allotReward` asks.
+    struct AllotRequest: Sendable {
+        var action: String
+        var orderID: UUID?
+        var customerID: UUID?
+        var mobile: String?
+        var offerID: UUID?
+    }
+
+    /// `allotReward`: ONBOARDING for a customer or mobile (source MANUAL), or PAYMENT for a verified
+    /// PAID order (the automatic allotment again, e.g. after coupons were added: still once per
+    /// (offer, order); an already allotted reward is returned). None to give → NOT_ELIGIBLE.
+    func allot(_ request: AllotRequest) async throws -> RewardRecord {
+        if request.action == "PAYMENT" {
+            guard let orderID = request.orderID else { throw UserError.required("orderId") }
+            guard request.customerID == nil, request.mobile == nil else {
+                throw UserError(.invalidParameterCombination, "a PAYMENT reward goes to the order's customer: give orderId only",
+                                field: ["input", "customerId"])
+            }
+            let found = try await store.pool.withTransaction { connection -> RewardRecord? in
+                guard let order = try await OrderStore.lock(orderID: orderID, on: connection) else {
+                    throw UserError(.notFound, "no such order", field: ["input", "orderId"])
+                }
+                guard order.status == .paid else {
+                    throw UserError(.notEligible, "the order is \(order.status.rawValue), not verified PAID", field: ["input", "orderId"])
+                }
+                try await RewardStore.allotForPaidOrder(order, source: "API", onlyOffer: request.offerID, on: connection)
+                return try await connection.query("""
+                    SELECT \(sql: RewardStore.rewardColumns) FROM rewards
+                    WHERE order_id = \(orderID) AND status = 'ALLOTTED' AND (\(request.offerID)::uuid IS NULL OR offer_id = \(request.offerID))
+                    ORDER BY created_at DESC, id DESC LIMIT 1
+                    """).first.map(RewardStore.reward)
+            }
+            guard let found else { throw UserError(.notEligible, "no reward offer applies to this order, or its pool is empty") }
+            return found
+        }
+        guard request.orderID == nil else {
+            throw UserError(.invalidParameterCombination, "an ONBOARDING reward has no order", field: ["input", "orderId"])
+        }
+        var mobile = request.mobile
+        if let id = request.customerID {
+            guard let customer = try await customers.find(id: id) else { throw UserError(.notFound, "no such customer", field: ["input", "customerId"]) }
+            if let given = mobile, let phone = customer.phone, given != phone {
+                throw UserError(.invalidParameterCombination, "mobileNumber is not this customer's phone", field: ["input", "mobileNumber"])
+            }
+            mobile = mobile ?? customer.phone
+        }
+        guard let mobile else { throw UserError(.required, "customerId (with a phone) or mobileNumber is required", field: ["input", "mobileNumber"]) }
+        guard let reward = try await store.allotOnboarding(customerID: request.customerID, mobile: mobile, onlyOffer: request.offerID) else {
+            throw UserError(.notEligible, "no ONBOARDING offer applies (none active, cap reached, or pool empty)")
+        }
+        return reward
     }
 
     /// An RFC 3339 `DateTime` (already checked by the scalar), with or without fractional seconds.

@@ -44,7 +44,7 @@ struct RewardRecord: Sendable, Hashable {
 
 /// Reward offers, their coupon pools and allotted rewards.
 ///
-/// Allotment (``allotForPaidOrder(_:source:on:)``) runs inside the transaction that moves an order to
+/// Allotment (``allotForPaidOrder(_:source:onlyOffer:on:)``) runs inside the transaction that moves an order to
 /// PAID: one reward per (offer, order) by the `rewards_offer_order_key` constraint, and the
 /// coupon taken from the pool with `FOR UPDATE SKIP LOCKED`, so concurrent allotments never
 /// hand out one coupon twice and never wait on each other's coupon rows.
@@ -252,13 +252,15 @@ struct RewardStore: Sendable {
     /// order stays PAID). Each allotment adds a REWARD_ALLOTTED timeline entry from `source` (the
     /// PAID transition's). Returns the ids of the rewards allotted.
     @discardableResult
-    static func allotForPaidOrder(_ order: OrderRecord, source: String, on connection: PostgresConnection) async throws -> [UUID] {
+    static func allotForPaidOrder(_ order: OrderRecord, source: String, onlyOffer: UUID? = nil,
+                                  on connection: PostgresConnection) async throws -> [UUID] {
         guard let customerID = order.customerID,
               let mobile = try await connection.query("SELECT contact FROM customers WHERE id = \(customerID)").single(String?.self) ?? nil
         else { return [] }
         let offers = try await connection.query("""
             SELECT id FROM reward_offers
             WHERE action = 'PAYMENT' AND active AND currency = \(order.amount.currency.code)
+              AND (\(onlyOffer)::uuid IS NULL OR id = \(onlyOffer))
               AND (valid_from IS NULL OR valid_from <= now()) AND (valid_until IS NULL OR valid_until > now())
               AND (min_amount_minor IS NULL OR min_amount_minor <= \(order.amount.minorUnits))
               AND (max_amount_minor IS NULL OR max_amount_minor >= \(order.amount.minorUnits))
@@ -266,41 +268,70 @@ struct RewardStore: Sendable {
             """).decode(UUID.self)
         var allotted: [UUID] = []
         for offerID in offers {
-            // The per-customer cap is counted under a lock on (offer, customer): two orders of one
-            // customer paid at once cannot both pass it. Locks are taken in offer order (no deadlock).
-            _ = try await connection.query("""
-                SELECT pg_advisory_xact_lock(hashtextextended(\(offerID.uuidString) || ':' || \(customerID.uuidString), 7011))
-                """)
-            let capped = try await connection.query("""
-                SELECT (SELECT count(*) FROM rewards WHERE offer_id = \(offerID) AND customer_id = \(customerID) AND status = 'ALLOTTED')
-                       >= max_per_customer FROM reward_offers WHERE id = \(offerID)
-                """).single(Bool.self) ?? true
-            if capped { continue }
-            // Exactly once per (offer, order): the constraint decides, not a prior SELECT.
-            guard let rewardID = try await connection.query("""
-                INSERT INTO rewards (customer_id, mobile, action, amount_minor, currency, status, order_id, offer_id, source)
-                VALUES (\(customerID), \(mobile), 'PAYMENT', \(order.amount.minorUnits), \(order.amount.currency.code), 'ALLOTTED',
-                        \(order.id), \(offerID), 'PAYQL')
-                ON CONFLICT (offer_id, order_id) DO NOTHING RETURNING id
-                """).single(UUID.self) else { continue }
-            // One free coupon, skipping rows another allotment holds: never the same coupon twice.
-            guard let (couponID, code) = try await connection.query("""
-                UPDATE reward_coupons SET reward_id = \(rewardID), allotted_at = now()
-                WHERE id = (SELECT id FROM reward_coupons WHERE offer_id = \(offerID) AND reward_id IS NULL
-                            ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-                RETURNING id, code
-                """).single((UUID, String).self) else {
-                // Pool empty: no reward (the order is PAID all the same).
-                _ = try await connection.query("DELETE FROM rewards WHERE id = \(rewardID)")
-                continue
-            }
-            _ = try await connection.query("""
-                UPDATE rewards SET coupon_id = \(couponID), coupon = \(code), allotted_at = now(), updated_at = now() WHERE id = \(rewardID)
-                """)
+            guard let rewardID = try await allotOne(offerID: offerID, action: "PAYMENT", customerID: customerID, mobile: mobile,
+                                                    order: order, source: "PAYQL", on: connection) else { continue }
             try await OrderStore.appendEvent(orderID: order.id, kind: "REWARD_ALLOTTED", status: order.status, previous: nil,
                                              providerStatus: nil, source: source, message: nil, on: connection)
             allotted.append(rewardID)
         }
         return allotted
+    }
+
+    /// Allots the first ONBOARDING offer (or `onlyOffer`) valid now that the customer or mobile is
+    /// under the cap of and that has a coupon left; nil when none (`allotReward`, source MANUAL).
+    func allotOnboarding(customerID: UUID?, mobile: String, onlyOffer: UUID?) async throws -> RewardRecord? {
+        try await pool.withTransaction { connection in
+            let offers = try await connection.query("""
+                SELECT id FROM reward_offers
+                WHERE action = 'ONBOARDING' AND active AND (\(onlyOffer)::uuid IS NULL OR id = \(onlyOffer))
+                  AND (valid_from IS NULL OR valid_from <= now()) AND (valid_until IS NULL OR valid_until > now())
+                ORDER BY created_at, id
+                """).decode(UUID.self)
+            for offerID in offers {
+                if let id = try await Self.allotOne(offerID: offerID, action: "ONBOARDING", customerID: customerID, mobile: mobile,
+                                                    order: nil, source: "MANUAL", on: connection) {
+                    return try await connection.query("SELECT \(sql: Self.rewardColumns) FROM rewards WHERE id = \(id)").first.map(Self.reward)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// One reward of `offerID` for the customer (or mobile) if under the offer's cap and a coupon is
+    /// left; at most one per (offer, order) by the `rewards_offer_order_key` constraint. Returns its id.
+    private static func allotOne(offerID: UUID, action: String, customerID: UUID?, mobile: String, order: OrderRecord?, source: String,
+                                 on connection: PostgresConnection) async throws -> UUID? {
+        // The per-customer cap is counted under a lock on (offer, customer): two orders of one
+        // customer paid at once cannot both pass it. Locks are taken in offer order (no deadlock).
+        let holder = customerID?.uuidString ?? mobile
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(offerID.uuidString) || ':' || \(holder), 7011))")
+        let capped = try await connection.query("""
+            SELECT (SELECT count(*) FROM rewards WHERE offer_id = \(offerID) AND status = 'ALLOTTED'
+                      AND (customer_id = \(customerID) OR mobile = \(mobile))) >= max_per_customer
+            FROM reward_offers WHERE id = \(offerID)
+            """).single(Bool.self) ?? true
+        if capped { return nil }
+        // Exactly once per (offer, order): the constraint decides, not a prior SELECT.
+        guard let rewardID = try await connection.query("""
+            INSERT INTO rewards (customer_id, mobile, action, amount_minor, currency, status, order_id, offer_id, source)
+            VALUES (\(customerID), \(mobile), \(action), \(order?.amount.minorUnits ?? 0), \(order?.amount.currency.code ?? "INR"),
+                    'ALLOTTED', \(order?.id), \(offerID), \(source))
+            ON CONFLICT (offer_id, order_id) DO NOTHING RETURNING id
+            """).single(UUID.self) else { return nil }
+        // One free coupon, skipping rows another allotment holds: never the same coupon twice.
+        guard let (couponID, code) = try await connection.query("""
+            UPDATE reward_coupons SET reward_id = \(rewardID), allotted_at = now()
+            WHERE id = (SELECT id FROM reward_coupons WHERE offer_id = \(offerID) AND reward_id IS NULL
+                        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, code
+            """).single((UUID, String).self) else {
+            // Pool empty: no reward (a PAID order stays PAID all the same).
+            _ = try await connection.query("DELETE FROM rewards WHERE id = \(rewardID)")
+            return nil
+        }
+        _ = try await connection.query("""
+            UPDATE rewards SET coupon_id = \(couponID), coupon = \(code), allotted_at = now(), updated_at = now() WHERE id = \(rewardID)
+            """)
+        return rewardID
     }
 }
