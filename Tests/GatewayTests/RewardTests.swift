@@ -83,6 +83,19 @@ import Testing
                 { rewardEligibility(input: {mobileNumber: "9876543210", action: PAYMENT}) { eligible offers { partnerName } } }
                 """)
             #expect(byMobile.data("rewardEligibility")?["eligible"]?.boolValue == true)
+            // A bare publishable key acts for nobody; a client session only for its own customer.
+            let bare = try await h.graphQL("{ rewardEligibility(input: {mobileNumber: \"9876543210\", action: PAYMENT}) { eligible } }",
+                                           key: .some(h.publishableKey))
+            #expect(bare.json["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue == "FORBIDDEN")
+            let session = try await h.graphQL("mutation($c: ID!) { createClientSession(input: {customerId: $c}) { session { token } } }",
+                                              variables: ["c": .string(customer)])
+            let token = try #require(session.data("createClientSession")?["session"]?["token"]?.stringValue)
+            let own = try await h.graphQL("{ rewardEligibility(input: {action: PAYMENT, amount: {amount: \"50000\"}}) { eligible } }",
+                                          key: .some(token))
+            #expect(own.data("rewardEligibility")?["eligible"]?.boolValue == true)
+            let other = try await h.graphQL("{ rewardEligibility(input: {mobileNumber: \"9123456789\", action: PAYMENT}) { eligible } }",
+                                            key: .some(token))
+            #expect(other.json["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue == "FORBIDDEN")
 
             // Once the customer got it (cap 1) and the pool is empty, no longer eligible.
             let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: "50000", customer: customer)

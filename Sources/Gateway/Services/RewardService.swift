@@ -158,7 +158,8 @@ struct RewardService: Sendable {
     }
 
     /// The offers of `action` (and `amount`) that the customer, named by id or mobile, can still get.
-    /// A client session asks only for its own customer.
+    /// A client session asks only for its own customer (another id, or a mobile that is not its
+    /// customer's phone, is FORBIDDEN); a bare PUBLISHABLE key acts for nobody (FORBIDDEN).
     func eligibility(action: String, amount: (minorUnits: Int64, currency: String)?, customerID: UUID?, mobile: String?,
                      principal: Principal) async throws -> Eligibility {
         var customerID = customerID
@@ -168,10 +169,15 @@ struct RewardService: Sendable {
                 throw GatewayRequestError(code: "FORBIDDEN", message: "a client session may ask only for its own customer")
             }
             customerID = bound
+        } else if !principal.holdsAny(of: [.secret, .ops]) {
+            throw GatewayRequestError(code: "FORBIDDEN", message: "a publishable key asks through a client session (createClientSession)")
         }
         if let id = customerID {
             guard let customer = try await customers.find(id: id) else { return Eligibility(action: action, amount: amount, offers: []) }
-            if principal.boundCustomerID != nil || mobile == nil { mobile = customer.phone }
+            if principal.boundCustomerID != nil, let given = mobile, given != customer.phone {
+                throw GatewayRequestError(code: "FORBIDDEN", message: "a client session may ask only for its own customer's mobile")
+            }
+            mobile = mobile ?? customer.phone
         }
         guard customerID != nil || mobile != nil else {
             throw GatewayRequestError.badInput("rewardEligibility needs customerId or mobileNumber")
