@@ -46,15 +46,20 @@ enum DevKeys {
         return nil
     }
 
-    /// Writes `text` readable by the owner only (created with mode 0600, never world-readable for a moment).
+    /// Writes `text` readable by the owner only (created with mode 0600, never world-readable for a
+    /// moment) and whole: into a temporary file first, renamed over `path`, so a reader never sees half.
     static func write(_ text: String, to path: String, directory: String) throws {
         mkdir(directory, 0o700)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else { throw UsageError("cannot write \(path): errno \(errno)") }
-        defer { close(descriptor) }
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw UsageError("cannot write \(temporary): errno \(errno)") }
         fchmod(descriptor, 0o600)
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw UsageError("cannot write \(path)") }
+        close(descriptor)
+        guard written == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw UsageError("cannot write \(path)")
+        }
     }
 }

@@ -70,7 +70,7 @@ import Glibc
         let base = "http://127.0.0.1:\(payqlPort)"
         let keysFile = directory + "/dev-keys"
         let deadline = ContinuousClock.now + .seconds(90)
-        while !FileManager.default.fileExists(atPath: keysFile), ContinuousClock.now < deadline {
+        while (try? String(contentsOfFile: keysFile, encoding: .utf8))?.contains("PAYQL_OPS_KEY=") != true, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
         let keysText = try String(contentsOfFile: keysFile, encoding: .utf8)
