@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+@testable import Postgres
 import Testing
 
 /// Every supported Swift type goes to the server as a bind and comes back decoded, unchanged.
@@ -73,6 +73,21 @@ import Testing
         try await roundTrip(pool, uuid, as: "uuid")
         let generated = try await pool.query("SELECT gen_random_uuid()").single(UUID.self)
         #expect(generated != nil)
+        // The server's text and PayQL's own reading agree with Foundation's, byte for byte, both ways.
+        for _ in 0..<200 {
+            let sent = UUID()
+            let text = try await pool.query("SELECT \(sent)::uuid::text").single(String.self)
+            #expect(text == sent.uuidString.lowercased())
+            #expect(try await pool.query("SELECT \(sent.uuidString)::uuid").single(UUID.self) == sent)
+        }
+        let edge = UUID(uuid: (0, 0xFF, 0x10, 0x0A, 0xA0, 0x0F, 0xF0, 0x01, 0x80, 0x7F, 0xFE, 0xEF, 0x12, 0x34, 0xAB, 0xCD))
+        try await roundTrip(pool, edge, as: "uuid")
+        for malformed in ["", "not-a-uuid", "00000000-0000-0000-0000-00000000000g", "000000000000-0000-0000-0000-00000000", "00000000-0000-0000-0000-0000000000000"] {
+            let parsed = Array(malformed.utf8).withUnsafeBytes { UUID.parseCanonical($0) }
+            #expect(parsed == nil, "\(malformed)")
+        }
+        #expect(Array("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11".utf8).withUnsafeBytes { UUID.parseCanonical($0) }
+                == UUID(uuidString: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"))
     }
 
     @Test func jsonbByteaAndArrays() async throws {

@@ -78,15 +78,54 @@ public struct PostgresJSONB: Hashable, Sendable, PostgresEncodable, PostgresDeco
 extension UUID: PostgresEncodable, PostgresDecodable {
     /// `uuid`.
     public static var postgresDataType: PostgresDataType { .uuid }
-    /// The canonical text form.
-    public func encode(into buffer: inout [UInt8]) -> Bool { buffer.append(contentsOf: uuidString.utf8); return true }
-    /// From `uuid`.
+    /// The canonical text form (lower-case hex with dashes), written byte by byte.
+    public func encode(into buffer: inout [UInt8]) -> Bool {
+        let digits: StaticString = "0123456789abcdef"
+        withUnsafeBytes(of: uuid) { bytes in
+            digits.withUTF8Buffer { hex in
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 { buffer.append(UInt8(ascii: "-")) }
+                    buffer.append(hex[Int(byte >> 4)])
+                    buffer.append(hex[Int(byte & 0x0F)])
+                }
+            }
+        }
+        return true
+    }
+
+    /// From `uuid`: PostgreSQL's output is always 36 characters, lower-case hex with dashes
+    /// at 8, 13, 18 and 23 (read directly: Foundation's parser goes through `sscanf`).
     public static func decode(text: UnsafeRawBufferPointer, type: PostgresDataType) throws -> UUID {
         guard type == .uuid else { throw PostgresDecodingFailure.typeMismatch(UUID.self, type) }
-        guard let value = UUID(uuidString: String(decoding: text, as: UTF8.self)) else {
-            throw PostgresDecodingFailure.malformed(UUID.self, text)
-        }
+        guard let value = parseCanonical(text) else { throw PostgresDecodingFailure.malformed(UUID.self, text) }
         return value
+    }
+
+    /// The UUID in `text` if it is the 8-4-4-4-12 hex form (either case); nil otherwise.
+    static func parseCanonical(_ text: UnsafeRawBufferPointer) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var position = 0
+        for index in 0..<16 {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard text[position] == UInt8(ascii: "-") else { return nil }
+                position += 1
+            }
+            guard let high = hexValue(text[position]), let low = hexValue(text[position + 1]) else { return nil }
+            bytes[index] = high << 4 | low
+            position += 2
+        }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 
