@@ -31,7 +31,10 @@ public final class Gateway: Sendable {
     }
 
     /// A gateway over `pool` and the configured `providers`.
-    public init(pool: PostgresPool, providers: ProviderRegistry, configuration: GatewayConfiguration = .init()) throws {
+    ///   - metrics: where provider calls are counted (`/metrics`); nil: not counted.
+    public init(pool: PostgresPool, providers: ProviderRegistry, configuration: GatewayConfiguration = .init(),
+                metrics: MetricsRegistry? = nil) throws {
+        if let metrics { providers.health.attach(metrics) }
         let keys = APIKeys(pool: pool, cacheLifetime: configuration.keyCacheLifetime)
         let services = GatewayServices(pool: pool, configuration: configuration, providers: providers, keys: keys)
         let scopes = try ScopeRequirements(sdl: EmbeddedSchema.sdl)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 @testable import Gateway
 import JSON
 import Testing
@@ -38,6 +39,11 @@ import Testing
             for _ in 0..<3 {
                 _ = try await h.graphQL(#"mutation { createOrder(input: {amount: {amount: "50000"}, provider: RAZORPAY}) { userErrors { code } } }"#)
             }
+            let scrape = try await h.client.execute(.init(url: h.baseURL + "/metrics"))
+            let text = String(decoding: scrape.body, as: UTF8.self)
+            #expect(text.contains(#"payql_provider_requests_total{provider="razorpay",operation="createOrder",outcome="ok"} 1"#), "\(text)")
+            #expect(text.contains(#"payql_provider_requests_total{provider="razorpay",operation="createOrder",outcome="provider_unavailable"} 3"#))
+            #expect(text.contains(#"payql_provider_request_duration_seconds_count{provider="razorpay",operation="createOrder"} 4"#))
             let degraded = try await status("RAZORPAY")
             #expect(degraded?["status"]?.stringValue == "DEGRADED")
             #expect(degraded?["lastError"]?.stringValue?.contains("createOrder") == true)

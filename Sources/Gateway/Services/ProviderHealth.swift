@@ -1,4 +1,5 @@
 import Foundation
+import GraphQLHTTP
 import PaymentsCore
 import Postgres
 import Providers
@@ -25,6 +26,8 @@ final class ProviderHealth: Sendable {
     /// Calls remembered per provider.
     let window: Int
     private let series = Mutex<[ProviderName: Series]>([:])
+    /// Where every call is also counted for `/metrics`, once attached.
+    private let metrics = Mutex<(requests: Counter, latency: Histogram)?>(nil)
 
     init(window: Int = 200) {
         self.window = max(1, window)
@@ -35,9 +38,23 @@ final class ProviderHealth: Sendable {
         ProviderCallObserver { [self] call in record(call) }
     }
 
+    /// Counts every call into `registry` from now on: `payql_provider_requests_total{provider, operation, outcome}`
+    /// and `payql_provider_request_duration_seconds{provider, operation}` (docs/api.md, "Providers").
+    func attach(_ registry: MetricsRegistry) {
+        let requests = registry.counter("payql_provider_requests_total", help: "Provider HTTP requests by provider, operation and outcome.",
+                                        labels: ["provider", "operation", "outcome"])
+        let latency = registry.histogram("payql_provider_request_duration_seconds", help: "Provider HTTP request latency.",
+                                         labels: ["provider", "operation"])
+        metrics.withLock { $0 = (requests, latency) }
+    }
+
     func record(_ call: ProviderCall) {
         let (seconds, attoseconds) = call.duration.components
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        if let sinks = metrics.withLock({ $0 }) {
+            sinks.requests.increment([call.provider.rawValue, call.operation, call.failure?.label ?? "ok"])
+            sinks.latency.observe(milliseconds / 1000, [call.provider.rawValue, call.operation])
+        }
         let unwell = call.failure.map { $0.isTransient || $0 == .malformedResponse } ?? false
         let sample = Sample(milliseconds: milliseconds, healthy: !unwell)
         let now = PostgresTimestamp(Date())

@@ -107,13 +107,14 @@ enum ServeCommand {
                 ("source", .string(dataKey.source)), ("path", dataKey.path.map { .string($0) } ?? .null),
                 ("key_id", .string(dataKey.keyring.current.id)), ("previous_keys", .int(Int64(dataKey.keyring.previous.count))),
             ])
+            let metrics = MetricsRegistry()
             let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
-                                      configuration: gatewayConfiguration)
+                                      configuration: gatewayConfiguration, metrics: metrics)
             reconciler = reconcilerConfiguration.map { ReconcilerOptions.start(gateway: gateway, configuration: $0, logLevel: settings.logLevel) }
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
-            let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, readiness: readiness,
+            let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, metrics: metrics, readiness: readiness,
                                              context: gateway.contextProvider, authorizer: gateway.authorizer,
                                              extensions: gateway.responseExtensions,
                                              executionScope: try options.bool("io-executor", default: true) ? gateway.executionScope : nil)

@@ -91,11 +91,12 @@ final class GatewayHarness: Sendable {
                         partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey)),
             transport: transport)
         providers(&settings)
-        let gateway = try Gateway(pool: pool, providers: settings.registry(client: client), configuration: configuration)
+        let metrics = MetricsRegistry()
+        let gateway = try Gateway(pool: pool, providers: settings.registry(client: client), configuration: configuration, metrics: metrics)
         var graphQL = GraphQLHTTPConfiguration()
         graphQL.schemaSDL = Gateway.sdl
         handler.set(gateway.httpHandler(graphQL: GraphQLHTTPHandler(
-            schema: gateway.schema, configuration: graphQL, context: gateway.contextProvider, authorizer: gateway.authorizer,
+            schema: gateway.schema, configuration: graphQL, metrics: metrics, context: gateway.contextProvider, authorizer: gateway.authorizer,
                                              extensions: gateway.responseExtensions, executionScope: gateway.executionScope)))
         let keys = [
             try await gateway.keys.create(name: "test secret", scopes: [.secret]).key,
