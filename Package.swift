@@ -54,9 +54,9 @@ let package = Package(
         /// ProviderName, unified statuses, Secret. No I/O, no GraphQL words.
         .target(name: "PaymentsCore", swiftSettings: strictSettings),
         /// One adapter per provider: wire models, transformers, status and error mapping, webhooks.
-        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto"], swiftSettings: strictSettings),
         /// Simulators of the four providers' REST APIs; shares no wire-model code with Providers.
-        .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+        .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto"], swiftSettings: strictSettings),
 
         /// The payments domain: the served schema, resolvers, services, store, auth, idempotency, webhooks.
         .target(
