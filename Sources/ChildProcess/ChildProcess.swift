@@ -285,5 +285,9 @@ private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<Uns
     var pointers = strings.map { strdup($0) }
     defer { pointers.forEach { free($0) } }
     pointers.append(nil)
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped) }
+    return pointers.withUnsafeBufferPointer { buffer in
+        // Never empty (the terminating nil was just appended), so it has a base address; checked all the same.
+        guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array has storage") }
+        return body(base)
+    }
 }

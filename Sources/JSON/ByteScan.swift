@@ -30,8 +30,10 @@ enum ByteScan {
     /// Loads eight bytes at `offset` (no alignment needed).
     @inline(__always)
     static func word(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
-        // Callers check offset + 8 <= bytes.count, so the buffer has a base address.
-        UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + offset).loadUnaligned(as: UInt64.self)
+        // Callers check offset + 8 <= bytes.count, so the buffer has a base address; checked all the same
+        // (one predictable branch: a wrong caller stops with a message instead of reading at address `offset`).
+        guard let base = bytes.baseAddress else { preconditionFailure("word(_:at:) on an empty buffer") }
+        return UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
     }
 
     /// Whether `byte` cannot appear unescaped in a JSON string.

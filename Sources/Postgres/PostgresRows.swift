@@ -89,8 +89,9 @@ public struct PostgresRows: Sendable, RandomAccessCollection {
     /// The row at `position` (0-based).
     public subscript(position: Int) -> PostgresRow {
         precondition(position >= 0 && position < endIndex, "row index out of range")
-        // storage is non-nil whenever endIndex > 0.
-        return PostgresRow(storage: storage.unsafelyUnwrapped, index: position)
+        // storage is non-nil whenever endIndex > 0, which the precondition above established; checked all the same.
+        guard let storage else { preconditionFailure("rows without a result have no row \(position)") }
+        return PostgresRow(storage: storage, index: position)
     }
 
     /// Every row decoded as a tuple of the given types, one per column in order.

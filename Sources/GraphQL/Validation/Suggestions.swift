@@ -61,13 +61,13 @@ enum GraphQLSuggestions {
                 var aNumber = 0
                 repeat {
                     aIndex += 1
-                    aNumber = aNumber &* 10 &+ Int(aChar.unsafelyUnwrappedOr0) - 48
+                    aNumber = aNumber &* 10 &+ Int(aChar.digitOrZero) - 48
                     aChar = aIndex < aUnits.count ? aUnits[aIndex] : nil
                 } while isDigit(aChar) && aNumber > 0
                 var bNumber = 0
                 repeat {
                     bIndex += 1
-                    bNumber = bNumber &* 10 &+ Int(bChar.unsafelyUnwrappedOr0) - 48
+                    bNumber = bNumber &* 10 &+ Int(bChar.digitOrZero) - 48
                     bChar = bIndex < bUnits.count ? bUnits[bIndex] : nil
                 } while isDigit(bChar) && bNumber > 0
                 if aNumber < bNumber { return -1 }
@@ -113,7 +113,7 @@ enum GraphQLSuggestions {
 
 private extension Optional where Wrapped == UInt16 {
     /// The unit, or 0 (never reached: callers test `isDigit` first).
-    var unsafelyUnwrappedOr0: UInt16 { self ?? 48 }
+    var digitOrZero: UInt16 { self ?? 48 }
 }
 
 /// Damerau-Levenshtein distance where a change of case counts as one edit

@@ -376,5 +376,9 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<C
     defer { duplicates.forEach { free($0) } }
     var pointers: [UnsafePointer<CChar>?] = duplicates.map { $0.map { UnsafePointer($0) } }
     pointers.append(nil)
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped) }
+    return pointers.withUnsafeBufferPointer { buffer in
+        // Never empty (the terminating nil was just appended), so it has a base address; checked all the same.
+        guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array has storage") }
+        return body(base)
+    }
 }

@@ -112,12 +112,12 @@ struct PoolState<Connection> {
     private mutating func takeIdle(for kind: Kind, site: LeaseSite, now: ContinuousClock.Instant) -> Grant? {
         var best: (id: Int, since: ContinuousClock.Instant)?
         for (id, slot) in slots {
-            if case .idle(let since) = slot.use, best == nil || since > best.unsafelyUnwrapped.since { best = (id, since) }
+            if case .idle(let since) = slot.use, best.map({ since > $0.since }) ?? true { best = (id, since) }
         }
         var parked: Int?
         if kind == .exclusive {
             for index in sharedSlots.indices where sharedSlots[index].count == 0 {
-                if best == nil || sharedSlots[index].since > best.unsafelyUnwrapped.since {
+                if best.map({ sharedSlots[index].since > $0.since }) ?? true {
                     best = (sharedSlots[index].id, sharedSlots[index].since)
                     parked = index
                 }
@@ -167,8 +167,8 @@ struct PoolState<Connection> {
         let shared = sharedSlots[index]
         sharedSlots[index].count += 1
         let healthCheck = shared.count == 0 && shared.since.duration(to: now) > limits.healthCheckAfterIdle
-        // `slots[id]` exists for every shared slot (both are updated together).
-        let connection = slots[shared.id].unsafelyUnwrapped.connection
+        // `slots[id]` exists for every shared slot (both are updated together); checked all the same.
+        guard let connection = slots[shared.id]?.connection else { preconditionFailure("shared slot \(shared.id) has no slot") }
         return .connection(slot: shared.id, connection, healthCheck: healthCheck)
     }
 
