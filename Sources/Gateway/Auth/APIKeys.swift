@@ -113,7 +113,7 @@ public final class APIKeys: Sendable {
         // The CSPRNG failing is not something a caller can handle: fall back to nothing would be worse.
         let bytes = (try? Crypto.randomBytes(32)) ?? []
         precondition(bytes.count == 32, "the system's random source failed")
-        return Encoding.base64(bytes).compactMap { $0 == "=" ? nil : $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }.map(String.init).joined()
+        return Base64URL.encode(bytes)
     }
 
     /// SHA-256 of a token's text.

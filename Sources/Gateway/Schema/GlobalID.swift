@@ -1,4 +1,3 @@
-import Crypto
 public import Foundation
 
 /// The object types that have global IDs (`Node`), by GraphQL type name.
@@ -36,9 +35,7 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
     /// Decodes `text`; nil for anything that is not an ID PayQL made (bounded: at most 100 characters).
     public init?(_ text: String) {
         guard text.utf8.count <= 100 else { return nil }
-        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        guard let bytes = Encoding.bytes(base64: standard) else { return nil }
+        guard let bytes = Base64URL.decode(text) else { return nil }
         let decoded = String(decoding: bytes, as: UTF8.self)
         guard let colon = decoded.firstIndex(of: ":"),
               let type = NodeType(rawValue: String(decoded[..<colon])),
@@ -66,32 +63,8 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
                 raw.append(Self.hexDigits[Int(byte & 0x0F)])
             }
         }
-        return Self.base64URL(raw)
+        return Base64URL.encode(raw)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// Base64url without padding (RFC 4648 §5).
-    static func base64URL(_ input: [UInt8]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(base64URLAlphabet[Int(n >> 18 & 63)])
-            output.append(base64URLAlphabet[Int(n >> 12 & 63)])
-            output.append(base64URLAlphabet[Int(n >> 6 & 63)])
-            output.append(base64URLAlphabet[Int(n & 63)])
-            index += 3
-        }
-        let rest = input.count - index
-        if rest > 0 {
-            let n = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
-            output.append(base64URLAlphabet[Int(n >> 18 & 63)])
-            output.append(base64URLAlphabet[Int(n >> 12 & 63)])
-            if rest == 2 { output.append(base64URLAlphabet[Int(n >> 6 & 63)]) }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
 }

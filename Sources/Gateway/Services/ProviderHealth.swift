@@ -1,7 +1,6 @@
 import Foundation
 import GraphQLHTTP
 import PaymentsCore
-import Postgres
 import Providers
 import Synchronization
 
@@ -20,7 +19,6 @@ final class ProviderHealth: Sendable {
         var samples: [Sample] = []
         var next = 0
         var lastError: String?
-        var lastAt: PostgresTimestamp?
     }
 
     /// Calls remembered per provider.
@@ -57,13 +55,11 @@ final class ProviderHealth: Sendable {
         }
         let unwell = call.failure.map { $0.isTransient || $0 == .malformedResponse } ?? false
         let sample = Sample(milliseconds: milliseconds, healthy: !unwell)
-        let now = PostgresTimestamp(Date())
         series.withLock { all in
             var entry = all[call.provider] ?? Series()
             if entry.samples.count < window { entry.samples.append(sample) } else { entry.samples[entry.next] = sample }
             entry.next = (entry.next + 1) % window
             if unwell, let failure = call.failure { entry.lastError = "\(call.operation): \(failure.label)" }
-            entry.lastAt = now
             all[call.provider] = entry
         }
     }

@@ -1,4 +1,4 @@
-public import HTTPClient
+import HTTPClient
 public import PaymentsCore
 public import Providers
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Postgres
 
@@ -15,9 +14,7 @@ struct KeysetCursor: Sendable, Hashable {
     /// Decodes a cursor PayQL made; nil for anything else.
     init?(_ text: String) {
         guard text.utf8.count <= 120 else { return nil }
-        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        guard let bytes = Encoding.bytes(base64: standard) else { return nil }
+        guard let bytes = Base64URL.decode(text) else { return nil }
         let parts = String(decoding: bytes, as: UTF8.self).split(separator: ":")
         guard parts.count == 3, parts[0] == "k1", let micros = Int64(parts[1]), let id = UUID(uuidString: String(parts[2])) else { return nil }
         self.init(createdAt: PostgresTimestamp(microsecondsSinceEpoch: micros), id: id)
@@ -25,8 +22,7 @@ struct KeysetCursor: Sendable, Hashable {
 
     /// The opaque text.
     var text: String {
-        let standard = Encoding.base64(Array("k1:\(createdAt.microsecondsSinceEpoch):\(id.uuidString.lowercased())".utf8))
-        return String(standard.compactMap { $0 == "=" ? nil : $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        Base64URL.encode(Array("k1:\(createdAt.microsecondsSinceEpoch):\(id.uuidString.lowercased())".utf8))
     }
 }
 

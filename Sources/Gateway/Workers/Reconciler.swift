@@ -1,5 +1,5 @@
 public import Foundation
-public import Postgres
+import Postgres
 import Synchronization
 
 /// Something the reconciler did, for the caller's log and for tests.

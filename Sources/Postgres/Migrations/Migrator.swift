@@ -85,11 +85,7 @@ public struct Migrator: Sendable {
         }
         var migrations: [Migration] = []
         for fileName in names where fileName.hasSuffix(".sql") {
-            let stem = fileName.dropLast(4)
-            guard let underscore = stem.firstIndex(of: "_"),
-                  stem[..<underscore].count >= 4, stem[..<underscore].allSatisfy(\.isASCII), stem[..<underscore].allSatisfy(\.isNumber),
-                  let version = Int64(stem[..<underscore]), stem.index(after: underscore) < stem.endIndex
-            else {
+            guard Migration(fileName: fileName, sql: "") != nil else {
                 throw PostgresError(.migrationFailed, message: "migration file '\(fileName)' is not named NNNN_name.sql")
             }
             guard let data = FileManager.default.contents(atPath: directory + "/" + fileName),
@@ -97,11 +93,9 @@ public struct Migrator: Sendable {
             else {
                 throw PostgresError(.migrationFailed, message: "cannot read migration \(fileName) as UTF-8")
             }
-            if let other = migrations.first(where: { $0.version == version }) {
-                throw PostgresError(.migrationFailed, message: "migrations \(other.fileName) and \(fileName) have the same version \(version)")
-            }
-            guard let migration = Migration(fileName: fileName, sql: sql) else {
-                throw PostgresError(.migrationFailed, message: "migration file '\(fileName)' is not named NNNN_name.sql")
+            guard let migration = Migration(fileName: fileName, sql: sql) else { continue }   // the name was checked above
+            if let other = migrations.first(where: { $0.version == migration.version }) {
+                throw PostgresError(.migrationFailed, message: "migrations \(other.fileName) and \(fileName) have the same version \(migration.version)")
             }
             migrations.append(migration)
         }
