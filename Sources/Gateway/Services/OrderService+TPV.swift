@@ -6,7 +6,7 @@ import Providers
 /// accounts and a method; the provider gets the full number (Razorpay `bank_account`, Cashfree
 /// `customer_bank_account_number` + `customer_bank_ifsc`) opened from the sealed column.
 extension OrderService {
-    /// The methods Razorpay's TPV orders accept (razorpay.md §3, Orders).
+    /// The methods Razorpay's TPV orders accept (docs/providers/razorpay.md §3, Orders).
     static let tpvMethods: Set<String> = ["NETBANKING", "CARD", "UPI"]
 
     /// The account a TPV order must be paid from, and what the provider is sent; nil for other flows.

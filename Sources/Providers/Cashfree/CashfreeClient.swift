@@ -15,7 +15,7 @@ public struct CashfreeConfiguration: Sendable {
     /// `x-client-secret`; also the webhook signing key.
     public var clientSecret: Secret
     /// `x-api-version`, required on every call. Pinned to `2025-01-01`, the
-    /// version the webhook docs and the reference's OpenAPI use (cashfree.md §1).
+    /// version the webhook docs and the reference's OpenAPI use (docs/providers/cashfree.md §1).
     public var apiVersion: String
     /// Timeouts and retries.
     public var transport: ProviderTransportSettings

@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// Cashfree statuses → unified statuses (cashfree.md §3 and §7). Undocumented
+/// Cashfree statuses → unified statuses (docs/providers/cashfree.md §3 and §7). Undocumented
 /// values become `.unknown(raw)` (needs reconciliation); no `default:`.
 enum CashfreeStatusMapping {
     enum Order: String { case ACTIVE, PAID, EXPIRED, TERMINATED, TERMINATION_REQUESTED }

@@ -4,7 +4,7 @@ public import PaymentsCore
 enum CashfreeTransformers {
     static let provider = ProviderName.cashfree
 
-    /// Cashfree `payment_methods` codes for a method family (cashfree.md §3).
+    /// Cashfree `payment_methods` codes for a method family (docs/providers/cashfree.md §3).
     static func paymentMethods(_ method: PaymentMethodKind) -> String {
         switch method {
         case .card: "cc,dc"
@@ -30,7 +30,7 @@ enum CashfreeTransformers {
         guard isIdentifier(customerID, length: 3...50) else {
             throw .invalid("customer_id must be 3–50 of A-Z a-z 0-9 _ -", provider: provider, operation: operation, field: "customer_id")
         }
-        // Schema and SDK: exactly 10 characters (cashfree.md §3; `+`-prefixed longer numbers are unsure).
+        // Schema and SDK: exactly 10 characters (docs/providers/cashfree.md §3; `+`-prefixed longer numbers are unsure).
         guard phone.count == 10 else {
             throw .invalid("customer_phone must be 10 characters", provider: provider, operation: operation, field: "customer_phone")
         }
@@ -103,7 +103,7 @@ enum CashfreeTransformers {
                               status: CashfreeStatusMapping.refund(wire.refund_status), rawStatus: wire.refund_status)
     }
 
-    /// Error body `{"message","code","type","help"}` (cashfree.md §4).
+    /// Error body `{"message","code","type","help"}` (docs/providers/cashfree.md §4).
     static func parseError(status: Int, body: [UInt8]) -> ParsedProviderError? {
         guard let error = WireCoding.decode(CashfreeError.self, from: body), error.code != nil || error.message != nil else { return nil }
         var override: ProviderError.Code?

@@ -1,5 +1,5 @@
 import PaymentsCore
-/// Cashfree webhook signature (cashfree.md §6):
+/// Cashfree webhook signature (docs/providers/cashfree.md §6):
 /// `x-webhook-signature == base64(HMAC-SHA256(client_secret, x-webhook-timestamp + raw body))`,
 /// plain concatenation, standard Base64 with padding. The raw text is signed:
 /// re-serialising `170.00` as `170` breaks it (vector cf-wh-02).
@@ -26,7 +26,7 @@ enum CashfreeWebhook {
 }
 
 extension CashfreeWebhook {
-    /// Normalises `{"data":{order,payment|refund},"type"}` (cashfree.md §6).
+    /// Normalises `{"data":{order,payment|refund},"type"}` (docs/providers/cashfree.md §6).
     /// Amounts are read from the raw number text (`170.00`).
     static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
         let rules = AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max)

@@ -1,5 +1,5 @@
 import PaymentsCore
-// Cashfree PG wire models (cashfree.md §3, API version 2025-01-01): Codable
+// Cashfree PG wire models (docs/providers/cashfree.md §3, API version 2025-01-01): Codable
 // DTOs only, names as on the wire. Amounts are JSON numbers in rupees, read
 // and written as exact decimal text through `WireDecimal`.
 
@@ -99,7 +99,7 @@ struct CashfreeError: Decodable {
     var help: String?
 }
 
-/// The webhook envelope `{"data":{…},"event_time","type"}` (cashfree.md §6).
+/// The webhook envelope `{"data":{…},"event_time","type"}` (docs/providers/cashfree.md §6).
 struct CashfreeWebhookEvent: Decodable {
     struct Order: Decodable {
         var order_id: String

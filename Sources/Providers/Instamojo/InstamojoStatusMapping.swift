@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// Instamojo statuses → unified statuses (instamojo.md §3 and §6). Undocumented
+/// Instamojo statuses → unified statuses (docs/providers/instamojo.md §3 and §6). Undocumented
 /// values are `.unknown(raw)` (needs reconciliation); no `default:`.
 enum InstamojoStatusMapping {
     /// Payment request statuses (v1.1 docs; v2 examples show Pending and Completed) [M].

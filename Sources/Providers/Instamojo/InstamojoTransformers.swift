@@ -4,7 +4,7 @@ public import PaymentsCore
 enum InstamojoTransformers {
     static let provider = ProviderName.instamojo
 
-    /// Form fields for `POST /v2/payment_requests/` (instamojo.md §3).
+    /// Form fields for `POST /v2/payment_requests/` (docs/providers/instamojo.md §3).
     static func paymentRequestFields(_ request: CreateOrderRequest, rules: AmountRules) throws(ProviderError) -> [(String, String)] {
         let operation = "createOrder"
         let rupees: String
@@ -124,7 +124,7 @@ enum InstamojoTransformers {
                               emiBanks: emi, wallets: choices(options.wallet_options), upi: options.upi_options != nil)
     }
 
-    /// Errors (instamojo.md §4): field-keyed arrays (400), `{"success":false,"message"}`
+    /// Errors (docs/providers/instamojo.md §4): field-keyed arrays (400), `{"success":false,"message"}`
     /// (401), and OAuth2 `{"error": "..."}` from the token endpoint.
     static func parseError(status: Int, body: [UInt8]) -> ParsedProviderError? {
         if let tokenError = WireCoding.decode(InstamojoTokenError.self, from: body) {

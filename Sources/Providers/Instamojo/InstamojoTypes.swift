@@ -54,7 +54,7 @@ public struct UPICollect: Sendable, Hashable {
     public var statusURL: String?
 }
 
-/// Instamojo's three-letter refund reason codes (instamojo.md §3) [M].
+/// Instamojo's three-letter refund reason codes (docs/providers/instamojo.md §3) [M].
 public enum InstamojoRefundReason: String, Sendable, CaseIterable {
     /// Duplicate or delayed payment.
     case duplicatePayment = "RFD"

@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// Instamojo's webhook MAC (instamojo.md §5): the body is form-urlencoded;
+/// Instamojo's webhook MAC (docs/providers/instamojo.md §5): the body is form-urlencoded;
 /// `mac == hex(HMAC-SHA1(private salt, values of every other field joined by "|",
 /// ordered by field name))`. Empty values still take part (`||`), values are
 /// joined raw, and new fields must be included (so no field list is assumed).
@@ -32,7 +32,7 @@ enum InstamojoWebhook {
 }
 
 extension InstamojoWebhook {
-    /// Normalises the form fields (instamojo.md §5): `status` `Credit` = paid,
+    /// Normalises the form fields (docs/providers/instamojo.md §5): `status` `Credit` = paid,
     /// `Failed` = failed; anything else is unknown. Instamojo sends no event id:
     /// the payment id and status identify the event.
     static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {

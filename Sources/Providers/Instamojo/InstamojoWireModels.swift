@@ -1,5 +1,5 @@
 import PaymentsCore
-// Instamojo v2 wire models (instamojo.md §1–§5): Codable DTOs only, names as
+// Instamojo v2 wire models (docs/providers/instamojo.md §1–§5): Codable DTOs only, names as
 // on the wire. Amounts are decimal strings in rupees. Create calls are sent as
 // form data (the v2 reference's encoding), so request models are field lists.
 

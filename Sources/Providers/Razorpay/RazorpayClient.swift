@@ -4,7 +4,7 @@ public import PaymentsCore
 
 /// How to reach Razorpay and with which keys.
 public struct RazorpayConfiguration: Sendable {
-    /// Razorpay's API host; test and live share it, the key pair decides the mode (razorpay.md §1).
+    /// Razorpay's API host; test and live share it, the key pair decides the mode (docs/providers/razorpay.md §1).
     public static let productionBaseURL = "https://api.razorpay.com"
 
     /// Base URL without the `/v1` (default ``productionBaseURL``; the sandbox's `…/razorpay` in tests).
@@ -82,7 +82,7 @@ public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhite
          ("Content-Type", "application/json"), ("Accept", "application/json")]
     }
 
-    /// `Basic base64(key_id:key_secret)`; the scheme word is exactly `Basic` (razorpay.md §1).
+    /// `Basic base64(key_id:key_secret)`; the scheme word is exactly `Basic` (docs/providers/razorpay.md §1).
     static func authorization(keyID: String, keySecret: Secret) -> String {
         "Basic " + Encoding.base64(Array("\(keyID):\(keySecret.revealed)".utf8))
     }

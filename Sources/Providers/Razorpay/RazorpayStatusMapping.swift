@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// Razorpay statuses → unified statuses (razorpay.md §3 and §6). Each raw
+/// Razorpay statuses → unified statuses (docs/providers/razorpay.md §3 and §6). Each raw
 /// status is first read into the documented set; anything else is
 /// `.unknown(raw)`, i.e. needs reconciliation. The switches have no default.
 enum RazorpayStatusMapping {
@@ -31,7 +31,7 @@ enum RazorpayStatusMapping {
             default: return .captured
             }
         case .refunded: return .refunded
-        // Not final if you rely on webhooks: a failed payment can later be captured (razorpay.md §3).
+        // Not final if you rely on webhooks: a failed payment can later be captured (docs/providers/razorpay.md §3).
         case .failed: return .failed
         }
     }

@@ -50,7 +50,7 @@ enum RazorpayTransformers {
         }
         var tpv: RazorpayTPVAccount?
         if let account = request.tpvBankAccount {
-            // TPV needs the method too (razorpay.md §3, Orders).
+            // TPV needs the method too (docs/providers/razorpay.md §3, Orders).
             guard request.method != nil else {
                 throw .invalid("a TPV order needs a method (netbanking, card or upi)", provider: provider, operation: operation, field: "method")
             }
@@ -98,7 +98,7 @@ enum RazorpayTransformers {
         }
         var notes: [String: String]?
         if let note = request.note { notes = ["note": note] }
-        // Razorpay takes `speed` `normal` (its default) or `optimum`: instant where possible, else normal (razorpay.md, Refunds) [H].
+        // Razorpay takes `speed` `normal` (its default) or `optimum`: instant where possible, else normal (docs/providers/razorpay.md §3, Refunds) [H].
         let speed: String? = switch request.speed {
         case .normal?: "normal"
         case .instant?: "optimum"
@@ -118,7 +118,7 @@ enum RazorpayTransformers {
                               amount: amount, status: RazorpayStatusMapping.refund(wire.status), rawStatus: wire.status)
     }
 
-    /// The error body (razorpay.md §4). Auth failures come back as 4xx whose
+    /// The error body (docs/providers/razorpay.md §4). Auth failures come back as 4xx whose
     /// description mentions authentication; idempotency-key misuse as a 400
     /// with the documented sentence.
     static func parseError(status: Int, body: [UInt8]) -> ParsedProviderError? {

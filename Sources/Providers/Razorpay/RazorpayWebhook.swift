@@ -1,5 +1,5 @@
 import PaymentsCore
-/// Razorpay signatures (razorpay.md §5): extract the signed message and the
+/// Razorpay signatures (docs/providers/razorpay.md §5): extract the signed message and the
 /// presented signature; ``WebhookVerifier`` does the constant-time check.
 enum RazorpayWebhook {
     static let signatureHeader = "X-Razorpay-Signature"
@@ -28,7 +28,7 @@ struct WebhookRejection: Error, Sendable {
 }
 
 extension RazorpayWebhook {
-    /// Normalises an event envelope (razorpay.md §5b). Payment, order and refund
+    /// Normalises an event envelope (docs/providers/razorpay.md §5b). Payment, order and refund
     /// entities are read when present; amounts are integer paise.
     static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
         let rules = AmountRules(currencies: ["INR"], minimum: 0, maximum: Int64.max)

@@ -1,9 +1,9 @@
 import PaymentsCore
 // Razorpay wire models: Codable DTOs only, property names exactly as on the
-// wire (shared/providers/razorpay.md §3). Amounts are integer paise.
+// wire (docs/providers/razorpay.md §3). Amounts are integer paise.
 
 struct RazorpayCustomerRequest: Encodable {
-    /// Optional per the API doc, required per the SDK doc (razorpay.md §7): sent when known.
+    /// Optional per the API doc, required per the SDK doc (docs/providers/razorpay.md §7): sent when known.
     var name: String?
     var contact: String?
     var email: String?
@@ -22,14 +22,15 @@ struct RazorpayCustomer: Decodable {
     /// An object, or `[]` when empty.
     var notes: WireNotes?
     // `created_at` is left out on purpose: several official samples spell the
-    // key "created_at " with a trailing space (razorpay.md §3), and PayQL does not need it.
+    // key "created_at " with a trailing space (docs/providers/razorpay.md §3), and PayQL does not need it.
 }
 
 struct RazorpayBankAccountRequest: Encodable {
     var account_number: String
     var ifsc_code: String
     var beneficiary_name: String
-    /// Documented as "the virtual payment address" (a doc slip, razorpay.md §7): address line 1.
+    /// Address line 1 (docs/providers/razorpay.md §3, Customers). Razorpay's page was read
+    /// as calling it "the virtual payment address", apparently a slip [unverified].
     var beneficiary_address1: String?
     var beneficiary_address2: String?
     var beneficiary_address3: String?
@@ -151,7 +152,7 @@ struct RazorpayErrorEnvelope: Decodable {
     var error: Body
 }
 
-/// The part of a webhook event PayQL reads (the event envelope of razorpay.md §5b).
+/// The part of a webhook event PayQL reads (the event envelope of docs/providers/razorpay.md §5b).
 struct RazorpayWebhookEvent: Decodable {
     struct PaymentWrapper: Decodable { var entity: RazorpayPayment }
     struct OrderWrapper: Decodable { var entity: RazorpayOrder }

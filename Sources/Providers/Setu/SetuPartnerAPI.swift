@@ -1,6 +1,6 @@
 public import PaymentsCore
 /// The endpoints Setu calls on the merchant in the custom-payment flow
-/// (setu.md §5): `getPaymentStatus`, `refund` and (web flow) `getPaymentLink`,
+/// (docs/providers/setu.md §5): `getPaymentStatus`, `refund` and (web flow) `getPaymentLink`,
 /// all under a base URL registered with Setu and authenticated by the static
 /// `X-SETU-BILLPAY-API-KEY` header. These functions read Setu's requests and
 /// write the answers; the Gateway serves them.
@@ -82,7 +82,7 @@ public enum SetuPartnerAPI {
     }
 
     /// `POST …/setu/v1/getPaymentLink`: `amount` is a JSON number (read exactly),
-    /// `allowedPaymentModes` an array (setu.md §5) [M].
+    /// `allowedPaymentModes` an array (docs/providers/setu.md §5) [M].
     public static func paymentLinkRequest(_ body: [UInt8]) throws(ProviderError) -> PaymentLinkRequest {
         let operation = "getPaymentLink"
         guard let wire = WireCoding.decode(SetuInitiatePaymentWire.self, from: body) else {

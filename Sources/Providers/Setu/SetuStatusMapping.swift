@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// Setu bill-pay events → unified payment statuses (setu.md §6 and §9).
+/// Setu bill-pay events → unified payment statuses (docs/providers/setu.md §6 and §9).
 /// Undocumented events are `.unknown(raw)`; no `default:`.
 enum SetuStatusMapping {
     enum Event: String {

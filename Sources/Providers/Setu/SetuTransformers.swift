@@ -112,7 +112,7 @@ enum SetuTransformers {
         return "\(paddedYear)-\(two(month))-\(two(day)) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
     }
 
-    /// `{"success":false,"traceId","error":{"code","message"}}` (setu.md §7).
+    /// `{"success":false,"traceId","error":{"code","message"}}` (docs/providers/setu.md §7).
     static func parseError(status: Int, body: [UInt8]) -> ParsedProviderError? {
         guard let envelope = WireCoding.decode(SetuErrorEnvelope.self, from: body), let error = envelope.error else { return nil }
         return ParsedProviderError(code: error.code, message: error.message, traceID: envelope.traceId)

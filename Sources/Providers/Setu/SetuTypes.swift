@@ -1,5 +1,5 @@
 public import PaymentsCore
-/// A payment mode as Setu's payment-event API spells it (setu.md §4.2).
+/// A payment mode as Setu's payment-event API spells it (docs/providers/setu.md §4.2).
 public enum SetuPaymentMode: String, Sendable, Hashable, CaseIterable {
     case internetBanking = "INTERNET BANKING"
     case debitCard = "DEBIT CARD"

@@ -1,6 +1,6 @@
 public import PaymentsCore
 /// Setu BillPay user-event webhooks carry no signature: a static key agreed
-/// over email arrives in `X-BILL-WEBHOOK-API-KEY` (setu.md §6, §8). It is
+/// over email arrives in `X-BILL-WEBHOOK-API-KEY` (docs/providers/setu.md §6, §8). It is
 /// compared in constant time; the body is not authenticated beyond that [H].
 enum SetuWebhook {
     static let apiKeyHeader = "X-BILL-WEBHOOK-API-KEY"
@@ -12,7 +12,7 @@ enum SetuWebhook {
 }
 
 extension SetuWebhook {
-    /// Normalises a user event (setu.md §6). Setu sends no event id; the event
+    /// Normalises a user event (docs/providers/setu.md §6). Setu sends no event id; the event
     /// name with `refId` (or `txnId`, `orderId`) identifies it.
     static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
         switch WireCoding.decodeOrExplain(SetuWebhookEvent.self, from: request.body) {

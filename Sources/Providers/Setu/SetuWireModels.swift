@@ -1,6 +1,6 @@
 import PaymentsCore
 // Setu BBPS BillPay (pre-built screens, custom payment) wire models
-// (setu.md §1–§7): Codable DTOs only, names as on the wire (camelCase).
+// (docs/providers/setu.md §1–§7): Codable DTOs only, names as on the wire (camelCase).
 // Amounts are rupee strings ("3522.20"); some samples carry numbers.
 
 struct SetuTokenRequest: Encodable {
@@ -41,7 +41,7 @@ struct SetuLink: Decodable {
 }
 
 /// The `initiate_payment` data the webview posts to the app, including the
-/// deprecated names (setu.md §3, step 2). Every member is optional here; the
+/// deprecated names (docs/providers/setu.md §3, step 2). Every member is optional here; the
 /// transformer decides what is required after mapping the old names.
 struct SetuInitiatePaymentWire: Decodable {
     var orderId: String?
@@ -102,7 +102,7 @@ struct SetuErrorEnvelope: Decodable {
     var error: Body?
 }
 
-/// A user-event webhook (setu.md §6), the fields PayQL reads.
+/// A user-event webhook (docs/providers/setu.md §6), the fields PayQL reads.
 struct SetuWebhookEvent: Decodable {
     var event: String
     var status: String?

@@ -1,7 +1,7 @@
 import Crypto
 import Synchronization
 
-/// Cashfree PG (`https://sandbox.cashfree.com/pg/...`), per cashfree.md.
+/// Cashfree PG (`https://sandbox.cashfree.com/pg/...`), per docs/providers/cashfree.md.
 ///
 /// Auth is `x-client-id` + `x-client-secret`; `x-api-version` is required.
 /// Errors are `{"message","code","type"[,"help"]}` (samples/cashfree/error_*.json).

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Setu calling the partner: `getPaymentStatus` and `refund` (setu.md §5), played
+/// Setu calling the partner: `getPaymentStatus` and `refund` (docs/providers/setu.md §5), played
 /// from the control API so a gateway's endpoints can be exercised and checked.
 extension SandboxRouter {
     func setuPartnerCall(_ setu: SetuSimulator, kind: String, orderID: String) async -> SandboxResponse {
@@ -56,7 +56,7 @@ extension SetuSimulator {
         }
     }
 
-    /// What is wrong with the partner's answer, by the shapes in setu.md §5 (empty = conforms).
+    /// What is wrong with the partner's answer, by the shapes in docs/providers/setu.md §5 (empty = conforms).
     static func check(_ kind: String, answer: Wire?, orderID: String) -> [String] {
         guard let object = answer?.objectValue else { return ["the answer is not a JSON object"] }
         var problems: [String] = []

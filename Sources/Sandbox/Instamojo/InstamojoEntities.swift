@@ -179,6 +179,6 @@ enum Instamojo {
         root + SandboxProvider.instamojo.basePath + "/@sandbox/\(id)"
     }
 
-    /// Reason codes for refunds (instamojo.md §Refunds).
+    /// Reason codes for refunds (docs/providers/instamojo.md §3, Refunds).
     static let refundTypes: Set<String> = ["RFD", "TNR", "QFL", "QNR", "EWN", "TAN", "PTH"]
 }

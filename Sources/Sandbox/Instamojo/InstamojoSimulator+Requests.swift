@@ -67,7 +67,7 @@ extension InstamojoSimulator {
         let phone = f.phone("phone", required: true)
         let currency = f.required("currency", max: 3)
         if let currency, currency != "INR" { f.errors.add("currency", "\"\(currency)\" is not a valid choice.") }
-        // instamojo.md gives no limit for gateway orders (only 9–200000 for payment requests);
+        // docs/providers/instamojo.md §2 gives no limit for gateway orders (only 9–200000 for payment requests);
         // the sandbox takes ₹1 to ₹10 crore.
         let amount = f.amount("amount", required: true, range: 100...10_000_000_000)
         let transactionID = f.required("transaction_id", max: 64)

@@ -1,7 +1,7 @@
 import Crypto
 import Synchronization
 
-/// Instamojo API v2 (`https://test.instamojo.com/v2/...` and `/oauth2/token/`), per instamojo.md.
+/// Instamojo API v2 (`https://test.instamojo.com/v2/...` and `/oauth2/token/`), per docs/providers/instamojo.md.
 ///
 /// OAuth2 client credentials → Bearer token; POST bodies as form data or JSON;
 /// validation errors are field-keyed (`{"amount": ["..."]}`, samples/instamojo/error_example.json).

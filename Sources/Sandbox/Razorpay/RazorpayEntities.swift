@@ -1,7 +1,7 @@
 /// Razorpay's entities as the simulator stores them, and their JSON shapes
 /// (field order from `samples/razorpay/*.json`). Amounts are integer paise.
 enum Razorpay {
-    /// Largest order amount, in paise. razorpay.md gives only the minimum (100 paise);
+    /// Largest order amount, in paise. docs/providers/razorpay.md §2 gives only the minimum (100 paise);
     /// the maximum is the sandbox's ceiling for every provider (`Money.maximumPaise`),
     /// the same bound PayQL's Razorpay adapter sends at most.
     static let maximumAmount: Int64 = Money.maximumPaise
@@ -145,7 +145,7 @@ enum Razorpay {
                 "acquirer_data": .object(["arn": .string(arn)]), "created_at": .int(createdAt), "batch_id": .null,
                 "status": .string(status),
             ]
-            // Both speed fields appear only when `speed` was sent (razorpay.md §Refunds).
+            // Both speed fields appear only when `speed` was sent (docs/providers/razorpay.md §3, Refunds).
             if let speedRequested {
                 object["speed_processed"] = .string(speedRequested == "optimum" ? "instant" : "normal")
                 object["speed_requested"] = .string(speedRequested)

@@ -26,7 +26,7 @@ extension RazorpaySimulator {
                 return captureLate(lateID, order: &order, outcome: outcome, state: &state, context: context)
             }
             let method = requestedMethod ?? order.method ?? "upi"
-            // TPV: "Payments will not be processed for an incorrect account number" (razorpay.md §3, Orders):
+            // TPV: "Payments will not be processed for an incorrect account number" (docs/providers/razorpay.md §3, Orders):
             // a payment from another account (`"account_number"` in the body) fails.
             let wrongAccount = order.bankAccount.map { account in
                 guard let paidFrom = body["account_number"]?.stringValue else { return false }

@@ -21,7 +21,7 @@ extension RazorpaySimulator {
             guard amount >= 100 else {
                 throw RazorpayFailure(Self.error("The amount must be at least INR 1.00", field: "amount"))
             }
-            // razorpay.md documents only the minimum; the maximum is ours (see `Razorpay.maximumAmount`).
+            // docs/providers/razorpay.md §2 documents only the minimum; the maximum is ours (see `Razorpay.maximumAmount`).
             // Unsure: the live API's wording.
             guard amount <= Razorpay.maximumAmount else {
                 throw RazorpayFailure(Self.error("Order amount exceeds maximum amount allowed.", field: "amount"))

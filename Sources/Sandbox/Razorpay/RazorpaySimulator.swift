@@ -1,7 +1,7 @@
 import Crypto
 import Synchronization
 
-/// Razorpay's REST API (`https://api.razorpay.com/v1/...`), per razorpay.md.
+/// Razorpay's REST API (`https://api.razorpay.com/v1/...`), per docs/providers/razorpay.md.
 ///
 /// Auth is HTTP Basic `key_id:key_secret` with the scheme word exactly
 /// `Basic`. Errors use the `{"error":{code,description,source,step,reason,metadata,field}}`

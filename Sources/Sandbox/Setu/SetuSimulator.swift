@@ -2,7 +2,7 @@ import Crypto
 import Synchronization
 
 /// Setu BBPS BillPay, pre-built screens with the partner's own payment gateway
-/// (`https://sandbox-coudc.setu.co/api/v2/...`), per setu.md.
+/// (`https://sandbox-coudc.setu.co/api/v2/...`), per docs/providers/setu.md.
 ///
 /// Token from `POST /api/v2/auth/token`; calls carry `Authorization: Bearer`
 /// and `X-PARTNER-ID`. Errors: `{"success":false,"traceId","error":{"code","message"}}`.
@@ -50,7 +50,7 @@ final class SetuSimulator: ProviderSimulator {
     let state = Mutex(State())
     static let tokenLifetime: Int64 = 600
 
-    /// `paymentMode` values (setu.md §4.2); `Bharat QR` (docs sample spelling) is accepted too.
+    /// `paymentMode` values (docs/providers/setu.md §4.2); `Bharat QR` (docs sample spelling) is accepted too.
     static let paymentModes: Set<String> = ["INTERNET BANKING", "DEBIT CARD", "CREDIT CARD", "PREPAID CARD", "IMPS", "CASH", "UPI",
                                             "WALLET", "NEFT", "AEPS", "ACCOUNT TRANSFER", "BHARAT QR", "USSD"]
 

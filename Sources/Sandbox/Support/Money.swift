@@ -5,7 +5,7 @@
 enum Money {
     /// The largest amount any simulator accepts, in paise: 2^53 − 1, the largest integer
     /// that every JSON reader (JavaScript's too) holds exactly. The providers' documents
-    /// (shared/providers/*.md) give no larger maximum, and Instamojo's is far lower. With
+    /// (docs/providers/*.md) give no larger maximum, and Instamojo's is far lower. With
     /// every stored amount at most this, sums over thousands of payments and the fee
     /// arithmetic stay far from `Int64` overflow.
     static let maximumPaise: Int64 = 9_007_199_254_740_991

@@ -5,7 +5,7 @@
 /// bodies that contain `170.00`), so the simulators must see and write the
 /// exact digits. Objects keep member order, so bodies come out in the order of
 /// the providers' samples. This type is the sandbox's own: it shares nothing
-/// with the `Providers` target on purpose (see DESIGN.md).
+/// with the `Providers` target on purpose (see docs/DESIGN.md, Layers).
 enum Wire: Sendable, Equatable {
     case null
     case bool(Bool)
