@@ -88,15 +88,16 @@ let package = Package(
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "HTTPClient", "JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ChildProcess"], swiftSettings: strictSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ChildProcess", "HTTPTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport", "ChildProcess"], swiftSettings: strictSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["PaymentsCore", "Providers", "Sandbox", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["PaymentsCore", "Providers", "Sandbox", "HTTPClient", "HTTPServer", "HTTPTestSupport", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
+        .testTarget(name: "PayQLCommandTests", dependencies: ["ChildProcess", "Crypto", "HTTPTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "GraphQL", "GraphQLHTTP", "HTTPServer", "HTTPClient", "Postgres", "PaymentsCore", "Providers", "Sandbox",
                            "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"],
             exclude: ["Fixtures"], swiftSettings: strictSettings
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "Crypto", "JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON"], swiftSettings: strictSettings),
     ]
 )

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import HTTPClient
 import JSON
 import Testing
@@ -11,15 +12,7 @@ import Glibc
 /// provider credentials): dev keys, an order paid through the provider's webhooks, and no secret
 /// in any line either process wrote.
 @Suite(.serialized) struct ServeCommandTests {
-    static var payql: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("payql")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    static var payql: String? { PayQLBinary.path }
 
     /// A port nothing listens on right now (bound, read, released).
     static func freePort() throws -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import HTTPTestSupport
 import HTTPServer
 import JSON
 import Sandbox

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import JSON
 import Sandbox
 #if canImport(Glibc)
@@ -15,16 +16,8 @@ struct ServeProcess: Sendable {
     /// Where its standard output (JSON log lines) goes.
     let logPath: String
 
-    /// The `payql` binary built alongside this test bundle (`swift build --build-tests` builds it).
-    static var binary: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("payql")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    /// The `payql` binary built alongside this test bundle.
+    static var binary: String? { PayQLBinary.path }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -9,16 +10,8 @@ import Glibc
 /// postmaster, and what `/proc` says, with every wait bounded (generously:
 /// the machine may be busy) and none blocking a cooperative thread for long.
 enum TestProcesses {
-    /// The `payql` binary built alongside this test bundle (`swift build --build-tests` builds it).
-    static var payql: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("payql")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    /// The `payql` binary built alongside this test bundle.
+    static var payql: String? { PayQLBinary.path }
 
     /// A clean environment for `payql` (no `DATABASE_URL`, no `PAYQL_*` from the caller).
     static let environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LANG": "C"]

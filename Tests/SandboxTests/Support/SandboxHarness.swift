@@ -2,57 +2,10 @@ import Crypto
 import Foundation
 import HTTPClient
 import HTTPServer
+import HTTPTestSupport
 import JSON
 import Sandbox
-import Synchronization
 import Testing
-
-/// A loopback HTTP server that records every request it receives (the webhook target).
-final class WebhookReceiver: Sendable {
-    let server: HTTPServer
-
-    /// `http://127.0.0.1:PORT/webhooks` — the sandbox appends `/{provider}`.
-    var url: String { "http://127.0.0.1:\(server.port)/webhooks" }
-
-    /// Answers the first requests with `statuses` in turn, then 200.
-    init(statuses: [Int] = []) throws {
-        let recorder = Recorder()
-        server = try HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 1),
-                                handler: ClosureHandler { request in
-                                    let index = recorder.add(request)
-                                    return HTTPResponse(status: index < statuses.count ? statuses[index] : 200)
-                                })
-        self.recorder = recorder
-    }
-
-    private let recorder: Recorder
-
-    /// Everything received so far.
-    var requests: [HTTPRequest] { recorder.all }
-
-    /// Waits until at least `count` requests arrived (or `timeout` passed), then returns all.
-    func wait(for count: Int, timeout: Duration = .seconds(5)) async -> [HTTPRequest] {
-        let end = ContinuousClock.now + timeout
-        while recorder.all.count < count, ContinuousClock.now < end {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return recorder.all
-    }
-
-    func shutdown() async { await server.shutdown(gracePeriod: .milliseconds(200)) }
-
-    private final class Recorder: Sendable {
-        private let list = Mutex<[HTTPRequest]>([])
-        /// Records the request; returns how many came before it.
-        func add(_ request: HTTPRequest) -> Int {
-            list.withLock { list in
-                list.append(request)
-                return list.count - 1
-            }
-        }
-        var all: [HTTPRequest] { list.withLock { $0 } }
-    }
-}
 
 /// An HTTP answer with its JSON, when it is JSON.
 struct Reply {
@@ -74,15 +27,15 @@ struct Reply {
 /// A running sandbox, a webhook receiver and a client, for one test.
 struct SandboxHarness {
     let sandbox: SandboxServer
-    let receiver: WebhookReceiver
+    let receiver: RecordingServer
     let client: HTTPClient
 
     var credentials: SandboxCredentials { sandbox.credentials }
 
     static func run(receiverStatuses: [Int] = [], configure: (inout SandboxConfiguration) -> Void = { _ in },
                     _ body: (SandboxHarness) async throws -> Void) async throws {
-        let receiver = try WebhookReceiver(statuses: receiverStatuses)
-        var configuration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(receiver.url)])
+        let receiver = try RecordingServer(statuses: receiverStatuses)
+        var configuration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(receiver.url("/webhooks"))])
         configure(&configuration)
         let sandbox = try await SandboxServer.start(configuration)
         let client = try HTTPClient(configuration: HTTPClientConfiguration())

@@ -1,17 +1,20 @@
 import Foundation
 import HTTPClient
+import HTTPServer
+import HTTPTestSupport
 import Sandbox
 import Testing
 @testable import Providers
 import PaymentsCore
 
 /// One in-process sandbox on an ephemeral loopback port, one HTTP client, and
-/// the four adapters pointed at it. Every test gets its own, so tests share no state.
-struct SandboxHarness {
+/// the four adapters pointed at it (the adapters' tests against the simulated APIs;
+/// the sandbox's own tests, over raw HTTP, are in SandboxTests). Every test gets its own, so tests share no state.
+struct AdapterHarness {
     let sandbox: SandboxServer
     let client: HTTPClient
     let transport: ProviderTransportSettings
-    let receiver: WebhookReceiver
+    let receiver: RecordingServer
 
     /// Short timeouts so fault tests finish quickly; the adapters' defaults are longer.
     static let fastTransport = ProviderTransportSettings(attemptTimeout: .seconds(2), operationDeadline: .seconds(4),
@@ -19,36 +22,36 @@ struct SandboxHarness {
 
     /// Runs `body` against a fresh sandbox; always shuts both down.
     static func run(transport: ProviderTransportSettings = fastTransport,
-                    _ body: (SandboxHarness) async throws -> Void) async throws {
+                    _ body: (AdapterHarness) async throws -> Void) async throws {
         // Webhooks are really delivered over HTTP to a loopback receiver, which
         // keeps their exact headers and bytes for the adapters to verify.
-        let receiver = try WebhookReceiver()
+        let receiver = try RecordingServer()
         let sandbox: SandboxServer
         do {
-            sandbox = try await SandboxServer.start(SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget("http://127.0.0.1:\(receiver.port)/hooks")],
+            sandbox = try await SandboxServer.start(SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(receiver.url("/hooks"))],
                                                                          webhookTimeout: .seconds(2)))
         } catch {
-            receiver.stop()
+            await receiver.shutdown()
             throw error
         }
         let client: HTTPClient
         do { client = try HTTPClient() } catch {
             await sandbox.shutdown()
-            receiver.stop()
+            await receiver.shutdown()
             throw error
         }
-        let harness = SandboxHarness(sandbox: sandbox, client: client, transport: transport, receiver: receiver)
+        let harness = AdapterHarness(sandbox: sandbox, client: client, transport: transport, receiver: receiver)
         do {
             try await body(harness)
         } catch {
             await client.shutdown()
             await sandbox.shutdown()
-            receiver.stop()
+            await receiver.shutdown()
             throw error
         }
         await client.shutdown()
         await sandbox.shutdown()
-        receiver.stop()
+        await receiver.shutdown()
     }
 
     var credentials: SandboxCredentials { sandbox.credentials }
@@ -120,8 +123,8 @@ struct SandboxHarness {
     /// with the event type read from the body.
     func webhooks(provider: String) async throws -> [(event: String, request: WebhookRequest)] {
         guard let name = ProviderName(rawValue: provider) else { return [] }
-        return receiver.deliveries.filter { $0.path.hasSuffix("/\(provider)") }.map { delivery in
-            let request = WebhookRequest(headers: delivery.headers, body: delivery.body)
+        return receiver.requests.filter { $0.path.hasSuffix("/\(provider)") }.map { delivery in
+            let request = WebhookRequest(headers: delivery.headers.fields, body: delivery.body)
             return ((try? Webhooks.event(provider: name, request: request).type) ?? "", request)
         }
     }

@@ -6,13 +6,13 @@ import PaymentsCore
 /// The sandbox's faults (latency, timeout, 5xx, 429 with Retry-After, malformed
 /// body, dropped connection) each become the right typed error, without a hang
 /// past the operation deadline; requests that are safe to repeat recover.
-@Suite struct FaultInjectionTests {
+@Suite struct AdapterFaultTests {
     static func order(_ reference: String, paise: Int64 = 1010, key: String? = nil) -> CreateOrderRequest {
-        CashfreeSandboxTests.order(reference, paise: paise, key: key)
+        CashfreeAdapterTests.order(reference, paise: paise, key: key)
     }
 
     @Test func latencyWithinTheBudgetIsJustSlow() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             try await h.fault(#"{"route":"POST /cashfree/pg/orders","kind":"latency","ms":300,"times":1}"#)
             let clock = ContinuousClock()
             let started = clock.now
@@ -24,7 +24,7 @@ import PaymentsCore
     @Test func aHeldRequestTimesOutAtTheDeadline() async throws {
         let tight = ProviderTransportSettings(attemptTimeout: .milliseconds(500), operationDeadline: .milliseconds(1200),
                                               maxAttemptsWhenSafe: 3, retryBaseDelay: .milliseconds(20))
-        try await SandboxHarness.run(transport: tight) { h in
+        try await AdapterHarness.run(transport: tight) { h in
             try await h.fault(#"{"route":"/razorpay/**","kind":"timeout","ms":20000}"#)
             let clock = ContinuousClock()
             // A create is sent once: it times out after one attempt.
@@ -41,7 +41,7 @@ import PaymentsCore
     }
 
     @Test func cancellingTheCallerAbortsPromptly() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             try await h.fault(#"{"route":"GET /cashfree/pg/orders/*","kind":"timeout","ms":20000}"#)
             let cashfree = h.cashfree
             let clock = ContinuousClock()
@@ -59,7 +59,7 @@ import PaymentsCore
     }
 
     @Test func serverErrorsAreUnavailableAndRetriedOnlyWhenSafe() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             // POST without an idempotency key: one attempt, 503 → providerUnavailable.
             try await h.fault(#"{"route":"POST /cashfree/pg/orders","kind":"status","status":503,"times":1}"#)
             let error = await expectProviderError(.providerUnavailable) { _ = try await h.cashfree.createOrder(Self.order("order_5xx")) }
@@ -80,7 +80,7 @@ import PaymentsCore
     }
 
     @Test func rateLimitCarriesRetryAfter() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             try await h.fault(#"{"route":"POST /razorpay/v1/orders","kind":"rate_limit","retry_after":7,"times":1}"#)
             let error = await expectProviderError(.rateLimited) { _ = try await h.razorpay.createOrder(CreateOrderRequest(reference: "r429", amount: .inr(100))) }
             #expect(error?.httpStatus == 429)
@@ -99,7 +99,7 @@ import PaymentsCore
     }
 
     @Test func malformedBodiesAreNotTrusted() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             try await h.fault(#"{"route":"POST /razorpay/v1/orders","kind":"malformed","times":1}"#)
             let error = await expectProviderError(.malformedResponse) { _ = try await h.razorpay.createOrder(CreateOrderRequest(reference: "rm", amount: .inr(100))) }
             #expect(error?.httpStatus == 200)
@@ -115,7 +115,7 @@ import PaymentsCore
     }
 
     @Test func droppedConnectionsAreNetworkFailures() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             try await h.fault(#"{"route":"POST /setu/api/v2/ethereal/link","kind":"drop"}"#)
             let error = await expectProviderError(.network) {
                 _ = try await h.setu().createBillPayLink(SetuBillPayLinkRequest(mobileNumber: "9876543210"))

@@ -4,9 +4,9 @@ import Testing
 import PaymentsCore
 
 /// Every Razorpay adapter operation against the sandbox over real HTTP.
-@Suite struct RazorpaySandboxTests {
+@Suite struct RazorpayAdapterTests {
     @Test func customersIncludingFailExisting() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let razorpay = h.razorpay
             let details = CustomerDetails(name: "Gaurav Kumar", email: "gaurav.kumar@example.com", phone: "9123456780")
             let created = try await razorpay.createCustomer(details, gstin: "29XAbbA4369J1PA", notes: ["tier": "gold"])
@@ -29,7 +29,7 @@ import PaymentsCore
     }
 
     @Test func tpvBankAccountsAndTPVOrders() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let razorpay = h.razorpay
             let customer = try await razorpay.createCustomer(CustomerDetails(name: "Tpv Customer", email: "tpv@example.com", phone: "9000000001"))
             let account = BankAccountDetails(accountNumber: "765432123456789", ifsc: "HDFC0000053", beneficiaryName: "Gaurav Kumar")
@@ -47,7 +47,7 @@ import PaymentsCore
     }
 
     @Test func orderPaymentRefundAndSignatures() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let razorpay = h.razorpay
             let order = try await razorpay.createOrder(CreateOrderRequest(reference: "rcpt_flow_1", amount: .inr(29_935), notes: ["cart": "42"]))
             #expect(order.id.hasPrefix("order_"))
@@ -104,7 +104,7 @@ import PaymentsCore
     }
 
     @Test func authorizedPaymentsAreCapturedExactly() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let razorpay = h.razorpay
             let order = try await razorpay.createOrder(CreateOrderRequest(reference: "rcpt_capture", amount: .inr(1010)))
             _ = try await h.complete("razorpay", order.id, status: "authorized", extra: #","method":"card""#)
@@ -121,7 +121,7 @@ import PaymentsCore
     }
 
     @Test func rejectionsAreTypedAndNothingInvalidIsSent() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let razorpay = h.razorpay
             // Refused locally: below ₹1, and 10.101-style impossibilities can't even be built (Int64 paise).
             await expectProviderError(.invalidAmount) { _ = try await razorpay.createOrder(CreateOrderRequest(reference: "r0", amount: .inr(99))) }
@@ -149,7 +149,7 @@ import PaymentsCore
     }
 
     @Test func turboUPISessionToken() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let session = try await h.razorpay.createTurboUPISession(customerReference: "9000090000")
             #expect(!session.token.isEmpty)
             #expect("\(session.token)" == "****")

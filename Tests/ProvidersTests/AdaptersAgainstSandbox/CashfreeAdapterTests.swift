@@ -4,7 +4,7 @@ import Testing
 import PaymentsCore
 
 /// Every Cashfree adapter operation against the sandbox over real HTTP.
-@Suite struct CashfreeSandboxTests {
+@Suite struct CashfreeAdapterTests {
     static func order(_ reference: String, paise: Int64 = 1010, key: String? = nil) -> CreateOrderRequest {
         CreateOrderRequest(reference: reference, amount: .inr(paise),
                            customer: CustomerDetails(id: "cust_0001", name: "Joe Test", email: "joe@example.com", phone: "9876543210"),
@@ -13,7 +13,7 @@ import PaymentsCore
     }
 
     @Test func orderLifecyclePaymentsRefundsAndWebhooks() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let cashfree = h.cashfree
             let created = try await cashfree.createOrder(Self.order("order_cf_0001"))
             #expect(created.id == "order_cf_0001")
@@ -61,7 +61,7 @@ import PaymentsCore
     }
 
     @Test func idempotencyKeyReplaysAndConflicts() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let cashfree = h.cashfree
             let first = try await cashfree.createOrder(Self.order("order_cf_idem", key: "idem-key-1"))
             let replay = try await cashfree.createOrder(Self.order("order_cf_idem", key: "idem-key-1"))
@@ -78,7 +78,7 @@ import PaymentsCore
     }
 
     @Test func terminatedAndExpiredOrders() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let cashfree = h.cashfree
             _ = try await cashfree.createOrder(Self.order("order_cf_stop"))
             let stopped = try await cashfree.terminateOrder(id: "order_cf_stop")
@@ -93,7 +93,7 @@ import PaymentsCore
     }
 
     @Test func rejectionsKeepCodeTypeAndField() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let cashfree = h.cashfree
             await expectProviderError(.invalidAmount) { _ = try await cashfree.createOrder(Self.order("order_small", paise: 99)) }
             let missing = await expectProviderError(.notFound) { _ = try await cashfree.fetchOrder(id: "order_missing") }

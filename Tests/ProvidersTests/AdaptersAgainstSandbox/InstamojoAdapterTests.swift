@@ -4,7 +4,7 @@ import Testing
 import PaymentsCore
 
 /// Every Instamojo adapter operation against the sandbox over real HTTP.
-@Suite struct InstamojoSandboxTests {
+@Suite struct InstamojoAdapterTests {
     static let buyer = CustomerDetails(name: "Jon Snow", email: "jon+snow@example.com", phone: "+919999999990")
 
     static func order(_ reference: String, paise: Int64 = 250_000) -> CreateOrderRequest {
@@ -13,7 +13,7 @@ import PaymentsCore
     }
 
     @Test func paymentRequestGatewayOrderOptionsUPICollectPaymentsAndRefunds() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let instamojo = h.instamojo()
             let order = try await instamojo.createOrder(Self.order("imj_ref_1"))
             #expect(order.status == .created)
@@ -74,7 +74,7 @@ import PaymentsCore
     }
 
     @Test func gatewayOrdersByTransactionID() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let instamojo = h.instamojo()
             let order = try await instamojo.createGatewayOrder(Self.order("gw_txn_0001", paise: 900))
             #expect(order.reference == "gw_txn_0001")
@@ -93,7 +93,7 @@ import PaymentsCore
     }
 
     @Test func tokenIsCachedSharedAndRefreshedAfterRejection() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let instamojo = h.instamojo()
             let order = try await instamojo.createOrder(Self.order("imj_tok"))
             // Concurrent callers share one fetch.
@@ -118,7 +118,7 @@ import PaymentsCore
     }
 
     @Test func validationErrorsNameTheField() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             // A VPA the local check lets through but the provider refuses.
             let order = try await h.instamojo().createOrder(Self.order("imj_val"))
             guard case .instamojo(_, let gatewayID?) = order.checkout else { Issue.record("no gateway order"); return }

@@ -4,9 +4,9 @@ import Testing
 import PaymentsCore
 
 /// Every Setu bill-pay adapter operation against the sandbox over real HTTP.
-@Suite struct SetuSandboxTests {
+@Suite struct SetuAdapterTests {
     @Test func linkInitiationConfirmationAndWebhooks() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let setu = h.setu()
             let link = try await setu.createBillPayLink(SetuBillPayLinkRequest(mobileNumber: "9876543210", customerID: "cust@1234", category: "Water",
                                                                                billerID: "BBPSDUMMY001", billParameters: [("Consumer Number", "1895159")]))
@@ -54,7 +54,7 @@ import PaymentsCore
     }
 
     @Test func failureConfirmationAndTokenRefresh() async throws {
-        try await SandboxHarness.run { h in
+        try await AdapterHarness.run { h in
             let setu = h.setu()
             let link = try await setu.createBillPayLink(SetuBillPayLinkRequest(mobileNumber: "9876543210"))
             let data = try await h.controlBytes("POST", "/_sandbox/setu/links/\(try #require(link.sessionID))/initiate")
