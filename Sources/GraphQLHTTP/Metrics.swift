@@ -210,7 +210,7 @@ public final class Histogram: RenderableMetric {
 
     /// One thread's share of the counts. A pthread lock rather than `Mutex`: server
     /// threads are libmicrohttpd's, and ThreadSanitizer models pthread locks, not
-    /// `Mutex`'s futex (FACTS.md).
+    /// `Mutex`'s futex (docs/toolchain-facts.md §1).
     private typealias Shard = ReadWriteLocked<[[String]: Series]>
 
     struct Series {

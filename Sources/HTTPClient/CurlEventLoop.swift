@@ -47,7 +47,7 @@ final class CurlEventLoop: Sendable {
         let total = max(perHost, configuration.maxTotalConnections)
         do {
             // Without MAXCONNECTS the idle cache shrinks as handles are removed and
-            // connections get closed and reopened (FACTS.md: up to 7x more connects).
+            // connections get closed and reopened (docs/toolchain-facts.md §2: up to 7x more connects).
             try multi.set(CURLMOPT_MAXCONNECTS, total)
             try multi.set(CURLMOPT_MAX_TOTAL_CONNECTIONS, total)
             try multi.set(CURLMOPT_MAX_HOST_CONNECTIONS, perHost)

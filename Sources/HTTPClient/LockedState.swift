@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Why not `Synchronization.Mutex`: on Linux it is a bare futex that
 /// ThreadSanitizer cannot see, so every hand-over between a task and the I/O
-/// thread was reported as a race (measured here, and in FACTS.md). A pthread mutex
+/// thread was reported as a race (measured, docs/toolchain-facts.md §1). A pthread mutex
 /// is understood by TSan and costs the same uncontended.
 ///
 /// `@unchecked Sendable` is safe because `value` is only reached inside

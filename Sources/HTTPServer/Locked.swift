@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Used instead of `Synchronization.Mutex` for state shared with libmicrohttpd's
 /// threads: `Mutex` waits on a raw futex on Linux, which ThreadSanitizer does not
-/// model (FACTS.md: it reported races on Mutex-guarded state shared with a C
+/// model (docs/toolchain-facts.md §1: it reported races on Mutex-guarded state shared with a C
 /// thread), while pthread mutexes are understood, so TSan runs stay meaningful.
 /// `@unchecked Sendable` because every access to `value` goes through `withLock`,
 /// which holds `mutex`.

@@ -1,4 +1,4 @@
-/// The unified order status of DESIGN.md. The provider's raw status is kept
+/// The unified order status of docs/DESIGN.md (Unified model). The provider's raw status is kept
 /// beside it (``ProviderOrder/rawStatus``). A status no mapping knows becomes
 /// ``unknown(_:)``, which means "needs reconciliation" — never paid.
 public enum OrderStatus: Sendable, Hashable, CustomStringConvertible {

@@ -4,7 +4,8 @@ import HTTPServer
 import JSON
 import Testing
 
-/// The graphql-http audits (REFERENCE.md §2), over real HTTP on loopback.
+/// The graphql-http audits (https://github.com/graphql/graphql-http, `src/audits/server.ts`;
+/// docs/http.md, GraphQL over HTTP), over real HTTP on loopback.
 @Suite struct GraphQLOverHTTPAuditTests {
     static let gqlJSON = "application/graphql-response+json"
 

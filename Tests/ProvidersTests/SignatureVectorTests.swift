@@ -4,7 +4,7 @@ import Testing
 @testable import Providers
 import PaymentsCore
 
-/// Every vector in shared/providers/vectors.json (copied to Fixtures), produced
+/// Every vector in Fixtures/vectors.json (docs/providers/*.md), produced
 /// by the providers' own SDKs: valid ones must pass, negative ones must fail.
 @Suite struct SignatureVectorTests {
     struct VectorFile: Decodable {

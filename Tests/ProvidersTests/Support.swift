@@ -3,7 +3,7 @@ import Testing
 @testable import Providers
 import PaymentsCore
 
-/// Reads test fixtures copied from /work/shared/providers (samples and vectors).
+/// Reads the test fixtures in Fixtures/ (provider samples and signature vectors, see docs/providers/*.md).
 enum Fixture {
     static func url(_ path: String) throws -> URL {
         let root = try #require(Bundle.module.resourceURL, "test bundle has no resources")

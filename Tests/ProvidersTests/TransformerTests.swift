@@ -3,7 +3,7 @@ import Testing
 @testable import Providers
 import PaymentsCore
 
-/// Wire ↔ domain for each provider, on the samples in shared/providers/samples.
+/// Wire ↔ domain for each provider, on the samples in Fixtures/samples (docs/providers/*.md).
 @Suite struct RazorpayTransformerTests {
     let rules = RazorpayConfiguration.defaultOrderAmountRules
 

@@ -3,7 +3,7 @@ import Testing
 @testable import Providers
 import PaymentsCore
 
-/// Normalising webhook bodies (the samples in shared/providers/samples).
+/// Normalising webhook bodies (the samples in Fixtures/samples).
 @Suite struct WebhookEventTests {
     @Test func razorpayPaymentEvent() throws {
         let request = WebhookRequest(headers: [("x-razorpay-event-id", "evt_1")], body: try Fixture.sample("razorpay", "webhook_payment_authorized"))

@@ -9,8 +9,9 @@ package enum EmbeddedSchema {
 # PayQL — public GraphQL contract (proposal)
 #
 # One endpoint (POST/GET /graphql, GraphQL-over-HTTP) over Razorpay, Cashfree,
-# Instamojo and Setu BBPS bill pay. Companion: inventory.md (flows F1–F30;
-# the "# Seed flow:" comments below name the flow each mutation serves).
+# Instamojo and Setu BBPS bill pay. Companion: docs/api.md (what PayQL does
+# with it, flow by flow; the "# Seed flow:" comments below name the client
+# flow, F1–F30, each mutation serves).
 #
 # Conventions
 # * IDs: every stored object implements `Node`; its `id` is an opaque global ID

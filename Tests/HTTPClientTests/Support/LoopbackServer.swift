@@ -205,7 +205,7 @@ private struct SocketReader {
     }
 }
 
-/// A value behind an `NSLock` (ThreadSanitizer understands it; see FACTS.md on `Mutex`).
+/// A value behind an `NSLock` (ThreadSanitizer understands it; see docs/toolchain-facts.md §1 on `Mutex`).
 final class Guarded<Value: Sendable>: @unchecked Sendable {
     // Safe: `value` is only reached inside withLock, under `lock`.
     private let lock = NSLock()

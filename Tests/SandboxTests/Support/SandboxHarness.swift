@@ -104,7 +104,8 @@ struct SandboxHarness {
     }
 }
 
-/// The signature vectors computed by the providers' own SDKs (copy of shared/providers/vectors.json).
+/// The signature vectors computed by the providers' own SDKs (Tests/ProviderSDKs/fixtures/vectors.json,
+/// the same file as Tests/ProvidersTests/Fixtures/vectors.json).
 enum Vectors {
     static func all() throws -> [JSONValue] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
