@@ -3,7 +3,8 @@
 // Targets follow docs/DESIGN.md: each owns one thing, dependencies point down.
 import PackageDescription
 
-/// Upcoming features that keep every target's surface honest (see STYLE.md).
+/// Upcoming features that keep every target's surface honest: `any` spelled out on
+/// existentials, imports internal unless marked, members visible only where their module is imported.
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
