@@ -33,8 +33,12 @@ let package = Package(
         // MARK: Foundations (standard library only).
         /// Ordered JSON values, a fast parser and an exact writer.
         .target(name: "JSON", swiftSettings: strictSettings),
+        /// The lock boxes every target shares (`Locked`, `ReadWriteLocked`, over pthreads). No I/O.
+        .target(name: "Support", swiftSettings: strictSettings),
+        /// The Prometheus registry (counters, gauges, histograms) any target can count into.
+        .target(name: "Metrics", dependencies: ["Support"], swiftSettings: strictSettings),
         /// The GraphQL engine: language, schema, validation, execution, introspection. No I/O.
-        .target(name: "GraphQL", dependencies: ["JSON"], swiftSettings: strictSettings),
+        .target(name: "GraphQL", dependencies: ["JSON", "Support"], swiftSettings: strictSettings),
         /// HMAC, SHA-2, CSPRNG and constant-time comparison over libcrypto.
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
 
@@ -42,13 +46,13 @@ let package = Package(
         /// Child processes over posix_spawn (Foundation's Process crashes with many descriptors open).
         .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strictSettings),
         /// HTTP/1.1 server over libmicrohttpd: requests in, responses out, async handlers.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CPayQLShims", "JSON"], swiftSettings: strictSettings),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CPayQLShims", "JSON", "Support"], swiftSettings: strictSettings),
         /// GraphQL over HTTP: request decoding, negotiation, persisted queries, cost limits, ops endpoints.
-        .target(name: "GraphQLHTTP", dependencies: ["HTTPServer", "GraphQL", "JSON", "Crypto"], swiftSettings: strictSettings),
+        .target(name: "GraphQLHTTP", dependencies: ["HTTPServer", "GraphQL", "JSON", "Crypto", "Metrics", "Support"], swiftSettings: strictSettings),
         /// PostgreSQL over libpq: pool, typed rows, transactions, migrations, embedded cluster.
         .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strictSettings),
         /// Async HTTP client over the libcurl multi interface.
-        .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims"], swiftSettings: strictSettings),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims", "Support"], swiftSettings: strictSettings),
 
         // MARK: Payments.
         /// The vocabulary Gateway and Providers share: Amount, Currency, exact decimal text,
@@ -62,14 +66,14 @@ let package = Package(
         /// The payments domain: the served schema, resolvers, services, store, auth, idempotency, webhooks.
         .target(
             name: "Gateway",
-            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Crypto", "JSON"],
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Crypto", "JSON", "Metrics"],
             swiftSettings: strictSettings
         ),
 
         // MARK: Executables.
         .executableTarget(
             name: "PayQL",
-            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Gateway", "Sandbox", "Crypto", "JSON"],
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Gateway", "Sandbox", "Crypto", "JSON", "Metrics"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -88,7 +92,7 @@ let package = Package(
         /// Test helpers shared by test targets: a raw-socket HTTP/1.1 client.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport", "HTTPClient", "JSON"], swiftSettings: strictSettings),
-        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON"], swiftSettings: strictSettings),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "HTTPServer", "HTTPTestSupport", "HTTPClient", "GraphQL", "JSON", "Metrics"], swiftSettings: strictSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ChildProcess", "HTTPTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPTestSupport", "ChildProcess"], swiftSettings: strictSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["PaymentsCore", "Providers", "Sandbox", "HTTPClient", "HTTPServer", "HTTPTestSupport", "Crypto", "JSON"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
@@ -96,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "GraphQL", "GraphQLHTTP", "HTTPServer", "HTTPClient", "Postgres", "PaymentsCore", "Providers", "Sandbox",
-                           "HTTPTestSupport", "Crypto", "JSON", "ChildProcess"],
+                           "HTTPTestSupport", "Crypto", "JSON", "ChildProcess", "Metrics"],
             exclude: ["Fixtures"], swiftSettings: strictSettings
         ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON"], swiftSettings: strictSettings),

@@ -1,5 +1,6 @@
 public import GraphQL
 public import GraphQLHTTP
+public import Metrics
 public import HTTPServer
 import JSON
 public import Postgres

@@ -1,6 +1,8 @@
 public import GraphQL
 public import HTTPServer
 public import JSON
+public import Metrics
+import Support
 import Synchronization
 
 /// Serves GraphQL over HTTP (GraphQL-over-HTTP draft, graphql-http audits) plus

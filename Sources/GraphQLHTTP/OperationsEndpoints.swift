@@ -1,3 +1,4 @@
+import Metrics
 import GraphQL
 import HTTPServer
 import JSON

@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CPayQLShims
+import Support
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,7 @@ final class CurlEventLoop: Sendable {
 
     /// The `CURLM *`; see the type's comment for which thread may use it for what.
     private let multi: MultiHandle
-    private let shared = LockedState(Shared())
+    private let shared = Locked(Shared())
     private let connections = Atomic<Int>(0)
 
     /// Creates the multi handle with the configuration's limits and starts the thread.

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import CPayQLShims
+import Support
 import Synchronization
 
 /// Why a server could not start.

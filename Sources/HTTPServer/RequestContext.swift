@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Support
 import Synchronization
 
 /// State of one request, from its request line to its completion.

@@ -1,6 +1,7 @@
 internal import CMicroHTTPD
 import JSON
 internal import CPayQLShims
+import Support
 import Synchronization
 
 /// Everything libmicrohttpd's callbacks need, reached through their `cls` pointer.

@@ -1,5 +1,6 @@
 import HTTPTestSupport
 import GraphQLHTTP
+import Metrics
 import HTTPServer
 import JSON
 import Testing

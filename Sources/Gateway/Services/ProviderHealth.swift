@@ -1,5 +1,6 @@
 import Foundation
 import GraphQLHTTP
+import Metrics
 import PaymentsCore
 import Providers
 import Synchronization

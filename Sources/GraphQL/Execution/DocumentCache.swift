@@ -1,3 +1,4 @@
+import Support
 import Synchronization
 
 /// A parsed and validated document, ready to execute many times.

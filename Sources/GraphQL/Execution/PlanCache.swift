@@ -1,4 +1,5 @@
 import JSON
+import Support
 import Synchronization
 
 /// Field argument coercion (spec §6.4.1 "CoerceArgumentValues").

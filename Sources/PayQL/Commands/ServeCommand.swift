@@ -4,6 +4,7 @@ import Glibc
 import Gateway
 import GraphQL
 import GraphQLHTTP
+import Metrics
 import HTTPClient
 import HTTPServer
 import JSON

@@ -5,6 +5,7 @@ import Postgres
 import Providers
 @testable import Gateway
 import GraphQLHTTP
+import Metrics
 import HTTPClient
 import HTTPServer
 import JSON

@@ -22,12 +22,12 @@ import Glibc
 /// and `pthread_rwlock_unlock`, and written only between `pthread_rwlock_wrlock`
 /// and `pthread_rwlock_unlock`; the lock and the state are allocated once (they
 /// never move) and freed in `deinit`, when no other reference exists.
-package final class ReadWriteLocked<State: Sendable>: @unchecked Sendable {
+public final class ReadWriteLocked<State: Sendable>: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
     private let state: UnsafeMutablePointer<State>
 
     /// Wraps `initial`.
-    package init(_ initial: State) {
+    public init(_ initial: State) {
         state = .allocate(capacity: 1)
         state.initialize(to: initial)
         lock = .allocate(capacity: 1)
@@ -48,14 +48,14 @@ package final class ReadWriteLocked<State: Sendable>: @unchecked Sendable {
     /// Runs `body` with shared access (other readers may run at the same time) to
     /// the state at `body`'s pointer, valid only during the call. `body` must not
     /// call `write` on this lock (it would deadlock).
-    package func read<Result>(_ body: (UnsafePointer<State>) throws -> Result) rethrows -> Result {
+    public func read<Result>(_ body: (UnsafePointer<State>) throws -> Result) rethrows -> Result {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body(UnsafePointer(state))
     }
 
     /// Runs `body` with exclusive access.
-    package func write<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    public func write<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body(&state.pointee)

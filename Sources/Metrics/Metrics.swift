@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GraphQL
+import Support
 import Synchronization
 
 /// Prometheus metrics that any part of the server can add to; `render()` gives
@@ -68,8 +68,8 @@ protocol RenderableMetric: Sendable {
     func render(into output: inout String)
 }
 
-/// Label handling shared by the metric kinds.
-struct LabelSet {
+/// Label handling shared by the metric kinds (and by collectors that print their own series).
+public enum LabelSet {
     static func key(_ values: [String], names: [String]) -> [String] {
         var values = values
         if values.count < names.count { values += Array(repeating: "", count: names.count - values.count) }
@@ -77,7 +77,8 @@ struct LabelSet {
         return values
     }
 
-    static func text(_ names: [String], _ values: [String], extra: (String, String)? = nil) -> String {
+    /// `{name="value",...}` in the exposition format (empty without labels); values escaped.
+    public static func text(_ names: [String], _ values: [String], extra: (String, String)? = nil) -> String {
         var pairs = zip(names, values).map { "\($0)=\"\(escape($1))\"" }
         if let extra { pairs.append("\(extra.0)=\"\(extra.1)\"") }
         return pairs.isEmpty ? "" : "{" + pairs.joined(separator: ",") + "}"
@@ -314,11 +315,6 @@ public final class Histogram: RenderableMetric {
             output += "\(name)_count\(LabelSet.text(labelNames, key)) \(entry.count)\n"
         }
     }
-}
-
-/// A shareable atomic integer (an `Atomic` cannot be copied into a closure; this box can).
-final class AtomicCount: Sendable {
-    let value = Atomic<Int>(0)
 }
 
 /// A small per-thread number for sharding counters: each thread gets the next
