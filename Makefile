@@ -23,7 +23,7 @@ run: build
 ## The Swift suites run in three groups so that CPU-heavy tests (the GraphQL
 ## engine's) do not share the two cores with the loopback tests that assert
 ## timeouts and deadlines.
-PURE_TESTS = ^(CryptoTests|JSONTests|GraphQLTests)\.
+PURE_TESTS = ^(CryptoTests|JSONTests|GraphQLTests|SupportTests)\.
 DATABASE_TESTS = ^(PostgresTests|GatewayTests)\.
 LOOPBACK_TESTS = ^(HTTPServerTests|GraphQLHTTPTests|HTTPClientTests|ProvidersTests|SandboxTests)\.
 

@@ -33,14 +33,15 @@ let package = Package(
         // MARK: Foundations (standard library only).
         /// Ordered JSON values, a fast parser and an exact writer.
         .target(name: "JSON", swiftSettings: strictSettings),
-        /// The lock boxes every target shares (`Locked`, `ReadWriteLocked`, over pthreads). No I/O.
+        /// What every target shares: the lock boxes (`Locked`, `ReadWriteLocked`, over pthreads), hex digits,
+        /// form/percent encoding, civil-calendar arithmetic. No I/O.
         .target(name: "Support", swiftSettings: strictSettings),
         /// The Prometheus registry (counters, gauges, histograms) any target can count into.
         .target(name: "Metrics", dependencies: ["Support"], swiftSettings: strictSettings),
         /// The GraphQL engine: language, schema, validation, execution, introspection. No I/O.
         .target(name: "GraphQL", dependencies: ["JSON", "Support"], swiftSettings: strictSettings),
         /// HMAC, SHA-2, CSPRNG and constant-time comparison over libcrypto.
-        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "Support"], swiftSettings: strictSettings),
 
         // MARK: I/O wrappers.
         /// Child processes over posix_spawn (Foundation's Process crashes with many descriptors open).
@@ -50,7 +51,7 @@ let package = Package(
         /// GraphQL over HTTP: request decoding, negotiation, persisted queries, cost limits, ops endpoints.
         .target(name: "GraphQLHTTP", dependencies: ["HTTPServer", "GraphQL", "JSON", "Crypto", "Metrics", "Support"], swiftSettings: strictSettings),
         /// PostgreSQL over libpq: pool, typed rows, transactions, migrations, embedded cluster.
-        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess"], swiftSettings: strictSettings),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "ChildProcess", "Support"], swiftSettings: strictSettings),
         /// Async HTTP client over the libcurl multi interface.
         .target(name: "HTTPClient", dependencies: ["CCurl", "CPayQLShims", "Support"], swiftSettings: strictSettings),
 
@@ -59,9 +60,9 @@ let package = Package(
         /// ProviderName, unified statuses, Secret. No I/O, no GraphQL words.
         .target(name: "PaymentsCore", swiftSettings: strictSettings),
         /// One adapter per provider: wire models, transformers, status and error mapping, webhooks.
-        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto"], swiftSettings: strictSettings),
+        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto", "Support"], swiftSettings: strictSettings),
         /// Simulators of the four providers' REST APIs; shares no wire-model code with Providers.
-        .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto"], swiftSettings: strictSettings),
+        .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto", "Support"], swiftSettings: strictSettings),
 
         /// The payments domain: the served schema, resolvers, services, store, auth, idempotency, webhooks.
         .target(
@@ -88,6 +89,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strictSettings),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "ChildProcess"], resources: [.copy("Fixtures")], swiftSettings: strictSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strictSettings),
+        .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: strictSettings),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strictSettings),
         /// Test helpers shared by test targets: a raw-socket HTTP/1.1 client.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPServer"], path: "Tests/HTTPTestSupport", swiftSettings: strictSettings),

@@ -1,14 +1,13 @@
+import Support
 /// Hex and Base64 encodings used by provider signatures.
 public enum Encoding {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Lower-case hexadecimal.
     public static func hex(_ bytes: some Collection<UInt8>) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0f)])
+            out.append(Hex.lowerDigits[Int(byte >> 4)])
+            out.append(Hex.lowerDigits[Int(byte & 0x0f)])
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -21,21 +20,13 @@ public enum Encoding {
         out.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            guard let high = Hex.digitValue(utf8[index]), let low = Hex.digitValue(utf8[index + 1]) else { return nil }
             out.append(high << 4 | low)
             index += 2
         }
         return out
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 
     private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 

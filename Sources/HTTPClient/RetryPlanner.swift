@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Support
 #endif
 
 /// The retry decisions of ``HTTPClient``, as pure functions (tested without I/O).
@@ -82,20 +83,10 @@ enum RetryPlanner {
         guard clock.count == 3, let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
               (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        return daysFromCivil(year: year, month: Int64(month + 1), day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        return CivilCalendar.days(year: year, month: Int64(month + 1), day: day) * 86_400 + hour * 3600 + minute * 60 + second
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 
     private static func currentUnixTime() -> Int64 {
         var now = timespec()

@@ -1,4 +1,5 @@
 public import JSON
+import Support
 
 /// One HTTP request, fully read (headers and body) before the handler sees it.
 public struct HTTPRequest: Sendable {

@@ -16,14 +16,6 @@ import Testing
         #expect(headers["Content-Type"] == nil)
     }
 
-    @Test func formDecoding() {
-        let items = URLEncodedForm.decode(Array("a=1&b=x+y%20z&c=%E2%82%AC&&d&e=%zz&=v".utf8))
-        #expect(items.map(\.name) == ["a", "b", "c", "d", "e", ""])
-        #expect(items.map(\.value) == ["1", "x y z", "€", "", "%zz", "v"])
-        #expect(URLEncodedForm.decode([]).isEmpty)
-        #expect(URLEncodedForm.percentDecode(Array("a+b%2Fc".utf8), plusAsSpace: false) == "a+b/c")
-    }
-
     @Test func requestInitDecodesQuery() {
         let request = HTTPRequest(method: "GET", path: "/", query: "q=%7B+__typename+%7D")
         #expect(request.queryItem("q") == "{ __typename }")

@@ -118,12 +118,4 @@ struct SandboxPartsTests {
         #expect(throws: FaultRuleError.self) { try FaultRule(json: #"{"route":"/a","kind":"explode"}"#) }
         #expect(throws: FaultRuleError.self) { try FaultRule(json: #"{"route":"/a","kind":"drop","times":0}"#) }
     }
-
-    @Test func formRoundTrips() {
-        let pairs = [("buyer", "jon+snow@example.com"), ("purpose", "FIFA 16"), ("empty", ""), ("u", "é|&=")]
-        let encoded = Form.encode(pairs)
-        let decoded = Form.decode(encoded)
-        #expect(decoded.map(\.0) == pairs.map(\.0))
-        #expect(decoded.map(\.1) == pairs.map(\.1))
-    }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Support
 
 /// A `timestamptz`: an exact instant in microseconds since 1970-01-01 00:00:00 UTC.
 ///
@@ -27,7 +28,7 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, CustomStringCon
     /// ISO 8601 in UTC with microseconds: `2024-01-02 03:04:05.000006+00`.
     public var description: String {
         let (days, micros) = microsecondsSinceEpoch.quotientAndRemainderFlooring(86_400_000_000)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilCalendar.date(days: days)
         let seconds = micros / 1_000_000
         let fraction = micros % 1_000_000
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00"
@@ -37,7 +38,7 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, CustomStringCon
     /// (a fraction, when there is one, with milliseconds: `2024-01-02T03:04:05.120Z`).
     public var rfc3339: String {
         let (days, micros) = microsecondsSinceEpoch.quotientAndRemainderFlooring(86_400_000_000)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = CivilCalendar.date(days: days)
         let seconds = micros / 1_000_000
         let millis = micros % 1_000_000 / 1000
         let fraction = millis == 0 ? "" : ".\(pad(millis, 3))"
@@ -86,7 +87,7 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, CustomStringCon
             offsetSeconds = sign * offset
             guard scanner.atEnd else { throw PostgresDecodingFailure.malformed(PostgresTimestamp.self, text) }
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return PostgresTimestamp(microsecondsSinceEpoch: seconds * 1_000_000 + micros)
     }
@@ -103,15 +104,15 @@ public struct PostgresDate: Hashable, Comparable, Sendable, CustomStringConverti
     /// A calendar day (proleptic Gregorian); nil if the day does not exist or the year is outside 1...9999.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
-        let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
-        let check = civilFromDays(days)
+        let days = CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
+        let check = CivilCalendar.date(days: days)
         guard check.month == month, check.day == day else { return nil }
         daysSinceEpoch = days
     }
 
     /// Year, month, day.
     public var components: (year: Int, month: Int, day: Int) {
-        let civil = civilFromDays(daysSinceEpoch)
+        let civil = CivilCalendar.date(days: daysSinceEpoch)
         return (Int(civil.year), Int(civil.month), Int(civil.day))
     }
 
@@ -120,7 +121,7 @@ public struct PostgresDate: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let civil = civilFromDays(daysSinceEpoch)
+        let civil = CivilCalendar.date(days: daysSinceEpoch)
         return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))"
     }
 
@@ -135,33 +136,8 @@ public struct PostgresDate: Hashable, Comparable, Sendable, CustomStringConverti
         guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
               let day = scanner.number(2), scanner.atEnd
         else { throw PostgresDecodingFailure("date '\(String(decoding: text, as: UTF8.self))' is malformed or outside 0001...9999 (BC, infinity)") }
-        return PostgresDate(daysSinceEpoch: daysFromCivil(year: year, month: month, day: day))
+        return PostgresDate(daysSinceEpoch: CivilCalendar.days(year: year, month: month, day: day))
     }
-}
-
-// MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's civil-day algorithms)
-
-/// Days since 1970-01-01 for a civil date.
-func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-}
-
-/// The civil date of a day count since 1970-01-01.
-func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
 }
 
 private func pad(_ value: Int64, _ width: Int) -> String {

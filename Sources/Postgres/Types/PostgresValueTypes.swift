@@ -1,4 +1,5 @@
 public import Foundation
+import Support
 
 /// An exact `numeric` value kept as its decimal text (`-12.340`), never a binary float.
 public struct PostgresNumeric: Hashable, Sendable, CustomStringConvertible, PostgresEncodable, PostgresDecodable {
@@ -111,7 +112,7 @@ extension UUID: PostgresEncodable, PostgresDecodable {
                 guard text[position] == UInt8(ascii: "-") else { return nil }
                 position += 1
             }
-            guard let high = hexValue(text[position]), let low = hexValue(text[position + 1]) else { return nil }
+            guard let high = Hex.digitValue(text[position]), let low = Hex.digitValue(text[position + 1]) else { return nil }
             bytes[index] = high << 4 | low
             position += 2
         }
@@ -119,14 +120,6 @@ extension UUID: PostgresEncodable, PostgresDecodable {
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension Data: PostgresEncodable, PostgresDecodable {
@@ -146,7 +139,7 @@ extension Data: PostgresEncodable, PostgresDecodable {
         bytes.reserveCapacity((text.count - 2) / 2)
         var index = 2
         while index < text.count {
-            guard let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else {
+            guard let high = Hex.digitValue(text[index]), let low = Hex.digitValue(text[index + 1]) else {
                 throw PostgresDecodingFailure.malformed(Data.self, text)
             }
             bytes.append(high << 4 | low)
@@ -155,12 +148,4 @@ extension Data: PostgresEncodable, PostgresDecodable {
         return Data(bytes)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

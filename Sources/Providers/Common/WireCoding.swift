@@ -1,4 +1,5 @@
 import Foundation
+import Support
 public import PaymentsCore
 
 /// A decimal number on the wire (Cashfree `order_amount`), kept as its exact
@@ -76,84 +77,21 @@ enum WireCoding {
     }
 
     /// `application/x-www-form-urlencoded` body from ordered pairs.
-    static func formEncode(_ fields: [(String, String)]) -> [UInt8] {
-        Array(fields.map { percentEncode($0.0, form: true) + "=" + percentEncode($0.1, form: true) }
-            .joined(separator: "&").utf8)
-    }
+    static func formEncode(_ fields: [(String, String)]) -> [UInt8] { URLEncodedForm.encode(fields) }
 
     /// Parses a form body into ordered pairs (`+` is a space, `%XX` decoded);
-    /// nil when an escape is malformed or the result is not UTF-8.
+    /// nil when an escape is malformed or the result is not UTF-8 (a signed body is read exactly).
     static func formDecode(_ body: [UInt8]) -> [(String, String)]? {
-        var pairs: [(String, String)] = []
-        for part in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let pieces = part.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecode(Array(pieces[0])) else { return nil }
-            let value = pieces.count > 1 ? percentDecode(Array(pieces[1])) : ""
-            guard let value else { return nil }
-            pairs.append((name, value))
-        }
-        return pairs
-    }
-
-    /// Percent-encodes everything but RFC 3986 unreserved characters; `form`
-    /// writes spaces as `+`.
-    static func percentEncode(_ text: String, form: Bool = false) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: " ") where form:
-                out += "+"
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%"
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 15)])
-            }
-        }
-        return out
+        URLEncodedForm.decodeStrictly(body).map { pairs in pairs.map { ($0.name, $0.value) } }
     }
 
     /// A path segment with reserved characters escaped, so an id can never
     /// change the path (`../` or `?`).
-    static func pathSegment(_ text: String) -> String { percentEncode(text) }
+    static func pathSegment(_ text: String) -> String { URLEncodedForm.percentEncode(text) }
 
     /// `name=value&…` query string from ordered pairs.
     static func query(_ items: [(String, String)]) -> String {
-        items.map { percentEncode($0.0) + "=" + percentEncode($0.1) }.joined(separator: "&")
-    }
-
-    private static func percentDecode(_ bytes: [UInt8]) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-                index += 1
-            } else if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte)
-                index += 1
-            }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 48
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - 87
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - 55
-        default: nil
-        }
+        items.map { URLEncodedForm.percentEncode($0.0) + "=" + URLEncodedForm.percentEncode($0.1) }.joined(separator: "&")
     }
 
     /// Scans a JSON body outside strings and checks that no number has more

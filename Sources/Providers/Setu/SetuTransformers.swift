@@ -1,4 +1,5 @@
 public import PaymentsCore
+import Support
 /// Pure functions between Setu's wire models and the domain.
 enum SetuTransformers {
     static let provider = ProviderName.setu
@@ -91,21 +92,11 @@ enum SetuTransformers {
                                        failureReason: failure, remarks: confirmation.remarks)
     }
 
-    /// `YYYY-MM-DD HH:MM:SS` in UTC for unix seconds (proleptic Gregorian; Howard Hinnant's civil-from-days).
+    /// `YYYY-MM-DD HH:MM:SS` in UTC for unix seconds (proleptic Gregorian, `CivilCalendar`).
     /// Seconds outside years 0000–9999 are clamped to them (no overflow, always four year digits).
     static func utcDateTime(_ seconds: Int64) -> String {
-        let seconds = min(max(seconds, -62_167_219_200), 253_402_300_799)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, secondOfDay) = CivilCalendar.dayAndSecond(unixSeconds: min(max(seconds, -62_167_219_200), 253_402_300_799))
+        let (year, month, day) = CivilCalendar.date(days: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = String(year)
         let paddedYear = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText

@@ -1,3 +1,4 @@
+import Support
 /// A request as the simulators see it: independent of the HTTP server's types
 /// so the simulators are pure logic, testable without sockets.
 struct SandboxRequest: Sendable {
@@ -57,7 +58,7 @@ struct SandboxRequest: Sendable {
             return jsonObject()
         }
         var object = WireObject()
-        for (name, value) in Form.decode(body) { object[name] = .string(value) }
+        for (name, value) in URLEncodedForm.decode(body) { object[name] = .string(value) }
         return object
     }
 }

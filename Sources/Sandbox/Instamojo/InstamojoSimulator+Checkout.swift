@@ -1,5 +1,6 @@
 import Crypto
 import Synchronization
+import Support
 
 /// The mobile SDK's checkout endpoints, finishing payments, and the form webhook.
 ///
@@ -173,7 +174,7 @@ extension InstamojoSimulator {
         fields.append(("mac", InstamojoMAC.compute(fields: fields, salt: credentials.instamojoPrivateSalt)))
         return WebhookMessage(provider: .instamojo, event: succeeded ? "Credit" : "Failed",
                               headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                              body: Form.encode(fields), orderURL: paymentRequest?.webhook ?? order?.webhookURL)
+                              body: URLEncodedForm.encode(fields), orderURL: paymentRequest?.webhook ?? order?.webhookURL)
     }
 }
 

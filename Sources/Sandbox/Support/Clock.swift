@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Support
 
 /// Wall-clock time and the date formats the providers use.
 enum Clock {
@@ -84,8 +85,8 @@ enum Clock {
             return nil
         }
         guard index == chars.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
+        let days = CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
+        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
     }
 
     /// Whether `text` is `YYYY-MM-DD HH:MM:SS`.
@@ -114,34 +115,14 @@ enum Clock {
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
-    // Howard Hinnant's days-from-civil / civil-from-days algorithms (proleptic Gregorian).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
     /// Seconds outside 1970–9999 are clamped to them (the sandbox only writes times from
     /// now on): no arithmetic overflow, always four year digits.
     private static func civil(_ seconds: Int64) -> Civil {
-        let seconds = min(max(seconds, 0), 253_402_300_799)
-        let days = Int((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return Civil(year: year, month: month, day: day,
-                     hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60, second: secondOfDay % 60)
+        let (days, secondOfDay) = CivilCalendar.dayAndSecond(unixSeconds: min(max(seconds, 0), 253_402_300_799))
+        let date = CivilCalendar.date(days: days)
+        let second = Int(secondOfDay)
+        return Civil(year: Int(date.year), month: Int(date.month), day: Int(date.day),
+                     hour: second / 3600, minute: second % 3600 / 60, second: second % 60)
     }
 }
 
