@@ -1,9 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Sandbox
-import Synchronization
 
 /// `payql sandbox`: the four providers' simulators on one port (docs/sandbox.md).
 enum SandboxCommand {
@@ -32,7 +30,7 @@ enum SandboxCommand {
         }
         print("  control   \(sandbox.baseURL)/_sandbox (docs/sandbox.md)")
         flushStandardOutput()
-        await waitForTerminationSignal()
+        _ = await TerminationSignals.waitForTermination()
         await sandbox.shutdown()
         return 0
     }
@@ -98,45 +96,6 @@ enum SandboxCommand {
 
     private static func flushStandardOutput() {
         fflush(nil)  // all streams: `stdout` itself is not concurrency-safe to name
-    }
-
-    /// Returns when SIGINT or SIGTERM arrives.
-    private static func waitForTerminationSignal() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let latch = SignalLatch()
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { latch.fire() }
-            source.resume()
-            return source
-        }
-        await latch.wait()
-        sources.forEach { $0.cancel() }
-    }
-}
-
-/// Resumes one waiter once a signal has fired (either order).
-private final class SignalLatch: Sendable {
-    private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    func fire() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.fired = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = state.withLock { state -> Bool in
-                if !state.fired { state.waiter = continuation }
-                return state.fired
-            }
-            if fired { continuation.resume() }
-        }
     }
 }
 

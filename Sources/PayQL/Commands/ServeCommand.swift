@@ -73,7 +73,7 @@ enum ServeCommand {
             ("host", .string(settings.http.host)), ("port", .int(Int64(server.port))),
             ("threads", .int(Int64(settings.http.threads))), ("graphql", .string("http://\(settings.http.host):\(server.port)/graphql")),
         ])
-        let signal = await ServeSignals.waitForTermination()
+        let signal = await TerminationSignals.waitForTermination()
         logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(server.activeRequests)))])
         await server.shutdown(gracePeriod: settings.shutdownGrace)
         logEvent(settings, "stopped", [])
@@ -132,7 +132,7 @@ enum ServeCommand {
                 try await DevKeys.announce(keys: gateway.keys, graphQLURL: url + "/graphql", sandboxURL: sandbox?.baseURL,
                                            directory: options.string("dev-keys-dir") ?? ".payql")
             }
-            let signal = await ServeSignals.waitForTermination()
+            let signal = await TerminationSignals.waitForTermination()
             logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(listening.activeRequests)))])
         } catch {
             await stop(server: server, reconciler: reconciler, sandbox: sandbox, client: client, database: database, settings: settings)

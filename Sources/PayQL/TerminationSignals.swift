@@ -4,13 +4,13 @@ import Glibc
 import Dispatch
 import Synchronization
 
-/// Waits for SIGINT or SIGTERM for `payql serve` (graceful shutdown).
-enum ServeSignals {
+/// Waits for SIGINT or SIGTERM (graceful shutdown of `payql serve` and `payql sandbox`).
+enum TerminationSignals {
     /// Returns when SIGINT or SIGTERM arrives; the signals no longer kill the process.
     static func waitForTermination() async -> Int32 {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let latch = ServeSignalLatch()
+        let latch = SignalLatch()
         let sources = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { latch.fire(number) }
@@ -24,7 +24,7 @@ enum ServeSignals {
 }
 
 /// Resumes one waiter once a signal has fired (in either order).
-private final class ServeSignalLatch: Sendable {
+private final class SignalLatch: Sendable {
     private let state = Mutex<(fired: Int32?, waiter: CheckedContinuation<Int32, Never>?)>((nil, nil))
 
     func fire(_ number: Int32) {
