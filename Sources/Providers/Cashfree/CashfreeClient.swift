@@ -71,16 +71,10 @@ public struct CashfreeAdapter: OrderProvider {
         return headers
     }
 
-    private func url(_ path: String) -> String {
-        var root = configuration.baseURL
-        while root.hasSuffix("/") { root.removeLast() }
-        return root + path
-    }
+    private func url(_ path: String) -> String { ProviderHTTP.join(configuration.baseURL, path) }
 
     private func body(_ value: some Encodable, operation: String) throws(ProviderError) -> [UInt8] {
-        do { return try WireCoding.encode(value) } catch {
-            throw ProviderError(.invalidRequest, provider: name, operation: operation, message: "cannot encode request: \(error)")
-        }
+        try http.jsonBody(value, operation: operation)
     }
 
     /// `POST /orders`. The reference is the merchant `order_id`; the answer's

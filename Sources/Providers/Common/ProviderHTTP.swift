@@ -67,6 +67,21 @@ struct ProviderHTTP: Sendable {
     /// Reads the provider's error body shape.
     let parseError: @Sendable (_ status: Int, _ body: [UInt8]) -> ParsedProviderError?
 
+    /// `base` without its trailing slashes, then `path` (which starts with `/`).
+    static func join(_ base: String, _ path: String) -> String {
+        var root = Substring(base)
+        while root.hasSuffix("/") { root.removeLast() }
+        return root + path
+    }
+
+    /// `value` as a compact JSON request body; a value that cannot be encoded is
+    /// `.invalidRequest` (nothing was sent).
+    func jsonBody(_ value: some Encodable, operation: String) throws(ProviderError) -> [UInt8] {
+        do { return try WireCoding.encode(value) } catch {
+            throw ProviderError(.invalidRequest, provider: provider, operation: operation, message: "cannot encode request: \(error)")
+        }
+    }
+
     /// Sends a request and returns the 2xx response; anything else throws.
     /// `safeToRepeat` enables retries (with back-off, within the deadline).
     func send(method: String, url: String, headers: [(name: String, value: String)], body: [UInt8] = [],

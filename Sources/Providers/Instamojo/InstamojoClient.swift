@@ -67,7 +67,7 @@ public struct InstamojoAdapter: OrderProvider {
         let http = ProviderHTTP(client: client, provider: .instamojo, settings: configuration.transport,
                                 parseError: { InstamojoTransformers.parseError(status: $0, body: $1) })
         self.http = http
-        let tokenURL = Self.join(configuration.baseURL, "/oauth2/token/")
+        let tokenURL = ProviderHTTP.join(configuration.baseURL, "/oauth2/token/")
         let fields = [("grant_type", "client_credentials"), ("client_id", configuration.clientID),
                       ("client_secret", configuration.clientSecret.revealed)]
         tokens = BearerTokenCache(refreshMargin: configuration.tokenRefreshMargin) { () async throws(ProviderError) in
@@ -83,13 +83,7 @@ public struct InstamojoAdapter: OrderProvider {
     /// How many access tokens were fetched so far (shows the cache working).
     public func tokenFetchCount() async -> Int { await tokens.fetchCount }
 
-    private static func join(_ base: String, _ path: String) -> String {
-        var root = base
-        while root.hasSuffix("/") { root.removeLast() }
-        return root + path
-    }
-
-    private func url(_ path: String) -> String { Self.join(configuration.baseURL, path) }
+    private func url(_ path: String) -> String { ProviderHTTP.join(configuration.baseURL, path) }
 
     /// Sends with the Bearer token; after a 401 the token is dropped and the call made once more with a fresh one.
     private func authorized<T: Decodable>(_ type: T.Type, method: String, url: String, form: [(String, String)]? = nil,

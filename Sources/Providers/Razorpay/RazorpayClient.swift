@@ -87,16 +87,10 @@ public struct RazorpayAdapter: OrderProvider, CustomerProvider, BankAccountWhite
         "Basic " + Encoding.base64(Array("\(keyID):\(keySecret.revealed)".utf8))
     }
 
-    private func url(_ path: String, base: String? = nil) -> String {
-        var root = base ?? configuration.baseURL
-        while root.hasSuffix("/") { root.removeLast() }
-        return root + path
-    }
+    private func url(_ path: String, base: String? = nil) -> String { ProviderHTTP.join(base ?? configuration.baseURL, path) }
 
     private func body(_ value: some Encodable, operation: String) throws(ProviderError) -> [UInt8] {
-        do { return try WireCoding.encode(value) } catch {
-            throw ProviderError(.invalidRequest, provider: name, operation: operation, message: "cannot encode request: \(error)")
-        }
+        try http.jsonBody(value, operation: operation)
     }
 
     // MARK: Customers and TPV bank accounts

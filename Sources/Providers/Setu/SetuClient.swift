@@ -75,7 +75,7 @@ public struct SetuAdapter: PaymentProvider {
         let http = ProviderHTTP(client: client, provider: .setu, settings: configuration.transport,
                                 parseError: { SetuTransformers.parseError(status: $0, body: $1) })
         self.http = http
-        let tokenURL = Self.join(configuration.baseURL, "/api/v2/auth/token")
+        let tokenURL = ProviderHTTP.join(configuration.baseURL, "/api/v2/auth/token")
         let request = SetuTokenRequest(clientID: configuration.clientID, secret: configuration.secret.revealed)
         tokens = BearerTokenCache(refreshMargin: configuration.tokenRefreshMargin) { () async throws(ProviderError) in
             let body: [UInt8]
@@ -92,18 +92,9 @@ public struct SetuAdapter: PaymentProvider {
     /// How many tokens were fetched so far.
     public func tokenFetchCount() async -> Int { await tokens.fetchCount }
 
-    private static func join(_ base: String, _ path: String) -> String {
-        var root = base
-        while root.hasSuffix("/") { root.removeLast() }
-        return root + path
-    }
-
     private func send<T: Decodable>(_ type: T.Type, path: String, body value: some Encodable, operation: String,
                                     safeToRepeat: Bool, extraHeaders: [(name: String, value: String)] = []) async throws(ProviderError) -> T {
-        let body: [UInt8]
-        do { body = try WireCoding.encode(value) } catch {
-            throw ProviderError(.invalidRequest, provider: name, operation: operation, message: "cannot encode request: \(error)")
-        }
+        let body = try http.jsonBody(value, operation: operation)
         var attempt = 0
         while true {
             attempt += 1
@@ -113,7 +104,7 @@ public struct SetuAdapter: PaymentProvider {
                 ("Content-Type", "application/json"), ("Accept", "application/json"),
             ] + extraHeaders
             do {
-                return try await http.json(type, method: "POST", url: Self.join(configuration.baseURL, path), headers: headers,
+                return try await http.json(type, method: "POST", url: ProviderHTTP.join(configuration.baseURL, path), headers: headers,
                                            body: body, operation: operation, safeToRepeat: safeToRepeat)
             } catch where error.httpStatus == 401 && attempt == 1 {
                 await tokens.invalidate(token)
