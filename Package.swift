@@ -74,7 +74,7 @@ let package = Package(
         // MARK: Executables.
         .executableTarget(
             name: "PayQL",
-            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Gateway", "Sandbox", "Crypto", "JSON", "Metrics"],
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Gateway", "Sandbox", "Crypto", "JSON", "Metrics", "Support"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -62,7 +62,7 @@ enum RetryPlanner {
     /// Parses `Retry-After`: delay-seconds, or an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`)
     /// relative to `now` (Unix seconds). The obsolete RFC 850 and asctime forms are not read.
     static func parseRetryAfter(_ value: String, now: Int64) -> Duration? {
-        let text = value.trimmingSpaces
+        let text = value.trimmingSpaces()
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             // Absurdly large values saturate; the policy's maxDelay then refuses them.
             return .seconds(Int64(text.prefix(12)) ?? Int64.max)
@@ -92,14 +92,5 @@ enum RetryPlanner {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec)
-    }
-}
-
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

@@ -1,4 +1,5 @@
 import JSON
+import Support
 
 /// Checks on a complete request head, made before any of the body is read.
 enum RequestHead {
@@ -31,7 +32,7 @@ enum RequestHead {
         var encodingFields = 0
         for field in headers {
             if HTTPHeaders.namesEqual(field.name, "content-length") {
-                let value = trimmed(field.value)
+                let value = field.value.trimmedOfSpaces()
                 if let firstLength { lengthsDiffer = lengthsDiffer || value != firstLength } else { firstLength = value }
             } else if HTTPHeaders.namesEqual(field.name, "transfer-encoding") {
                 encodingFields += 1
@@ -75,12 +76,5 @@ enum RequestHead {
     /// Exactly `chunked`, case-insensitively: what libmicrohttpd compares against.
     private static func isChunked(_ value: String) -> Bool {
         HTTPHeaders.namesEqual(value, "chunked")
-    }
-
-    private static func trimmed(_ value: String) -> Substring {
-        let utf8 = value.utf8
-        let start = utf8.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? utf8.endIndex
-        let end = utf8.lastIndex { $0 != 0x20 && $0 != 0x09 }.map { utf8.index(after: $0) } ?? start
-        return value[start..<max(start, end)]
     }
 }

@@ -67,3 +67,16 @@ import Testing
         #expect(Hex.digitValue(UInt8(ascii: "g")) == nil)
     }
 }
+
+@Suite struct TrimmingTests {
+    @Test func spacesAndTabsOnlyFromBothEnds() {
+        #expect(" \t a b \t".trimmingSpaces() == "a b")
+        #expect("\n a \n".trimmingSpaces() == "\n a \n")
+        #expect("  ".trimmingSpaces() == "")
+        #expect("".trimmingSpaces() == "")
+        #expect("x".trimmingSpaces() == "x")
+        #expect(" é ".trimmingSpaces() == "é")
+        let slice = "[ v ]".dropFirst().dropLast()
+        #expect(slice.trimmedOfSpaces() == "v")
+    }
+}

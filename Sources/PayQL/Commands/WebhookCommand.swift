@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Providers
 import PaymentsCore
+import Support
 
 /// `payql webhook verify --provider NAME --secret-env VAR [--header 'Name: value' ...] < body`
 ///
@@ -44,9 +45,9 @@ enum WebhookCommand {
         var headers: [(name: String, value: String)] = []
         for header in options.all("header") {
             guard let colon = header.firstIndex(of: ":") else { throw UsageError("--header must look like 'Name: value', got '\(header)'") }
-            let name = String(header[..<colon]).trimmingSpaces
+            let name = String(header[..<colon]).trimmingSpaces()
             guard !name.isEmpty else { throw UsageError("--header has an empty name: '\(header)'") }
-            headers.append((name, String(header[header.index(after: colon)...]).trimmingSpaces))
+            headers.append((name, String(header[header.index(after: colon)...]).trimmingSpaces()))
         }
         guard !streams.inputWasClosed else {
             throw UsageError("standard input is closed: give the webhook's raw body on standard input (payql webhook verify ... < body)")
@@ -74,15 +75,5 @@ enum WebhookCommand {
             body.append(contentsOf: buffer[0..<count])
             if body.count > maximumBodyBytes { throw UsageError("the body is larger than \(maximumBodyBytes) bytes") }
         }
-    }
-}
-
-private extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }

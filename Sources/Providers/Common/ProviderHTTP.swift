@@ -1,5 +1,6 @@
 import HTTPClient
 public import PaymentsCore
+import Support
 
 /// How an adapter uses the network: per-attempt timeout, overall deadline
 /// and how often a request that is safe to repeat may be repeated.
@@ -181,7 +182,7 @@ struct ProviderHTTP: Sendable {
     /// Seconds from `Retry-After` (delta-seconds form) or Cashfree's `x-ratelimit-retry`.
     static func retryAfter(_ response: HTTPClientResponse) -> Int? {
         for name in ["Retry-After", "x-ratelimit-retry"] {
-            if let value = response.header(name)?.trimmingSpaces, let seconds = Int(value), seconds >= 0 { return seconds }
+            if let value = response.header(name)?.trimmingSpaces(), let seconds = Int(value), seconds >= 0 { return seconds }
         }
         return nil
     }
@@ -191,15 +192,5 @@ struct ProviderHTTP: Sendable {
         if body.isEmpty { return "(empty body)" }
         let text = String(decoding: body.prefix(200), as: UTF8.self)
         return body.count > 200 ? text + "…" : text
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
-        return String(scalars[first...last])
     }
 }

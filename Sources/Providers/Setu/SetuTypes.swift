@@ -1,4 +1,5 @@
 public import PaymentsCore
+import Support
 /// A payment mode as Setu's payment-event API spells it (docs/providers/setu.md §4.2).
 public enum SetuPaymentMode: String, Sendable, Hashable, CaseIterable {
     case internetBanking = "INTERNET BANKING"
@@ -19,7 +20,7 @@ public enum SetuPaymentMode: String, Sendable, Hashable, CaseIterable {
     /// `NETBANKING` (the docs' own example, not an enum value) means `INTERNET BANKING`;
     /// the docs sample also spells `Bharat QR`.
     public init?(lenient text: String) {
-        let upper = text.trimmingSpaces.uppercased()
+        let upper = text.trimmingSpaces().uppercased()
         switch upper {
         case "NETBANKING", "NET BANKING": self = .internetBanking
         default:

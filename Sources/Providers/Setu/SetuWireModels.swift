@@ -1,4 +1,5 @@
 import PaymentsCore
+import Support
 // Setu BBPS BillPay (pre-built screens, custom payment) wire models
 // (docs/providers/setu.md §1–§7): Codable DTOs only, names as on the wire (camelCase).
 // Amounts are rupee strings ("3522.20"); some samples carry numbers.
@@ -65,7 +66,7 @@ struct SetuModes: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
-            values = text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+            values = text.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
         } else {
             values = try container.decode([String].self)
         }

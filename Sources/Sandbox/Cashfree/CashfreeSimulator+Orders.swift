@@ -1,5 +1,6 @@
 import Crypto
 import Synchronization
+import Support
 
 /// Orders, payments and refunds (`/orders…`).
 extension CashfreeSimulator {

@@ -1,5 +1,6 @@
 import Crypto
 import Synchronization
+import Support
 
 /// Instamojo API v2 (`https://test.instamojo.com/v2/...` and `/oauth2/token/`), per docs/providers/instamojo.md.
 ///

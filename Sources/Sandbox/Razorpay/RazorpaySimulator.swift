@@ -1,5 +1,6 @@
 import Crypto
 import Synchronization
+import Support
 
 /// Razorpay's REST API (`https://api.razorpay.com/v1/...`), per docs/providers/razorpay.md.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import Support
 
 /// Links, the partner's payment and refund events, and the user's journey
 /// (played by the control API) with Setu's user-event webhooks.

@@ -1,5 +1,6 @@
 import Crypto
 import Synchronization
+import Support
 
 /// Setu BBPS BillPay, pre-built screens with the partner's own payment gateway
 /// (`https://sandbox-coudc.setu.co/api/v2/...`), per docs/providers/setu.md.
