@@ -133,10 +133,10 @@ public final class Gateway: Sendable {
     }
 }
 
-/// Routes provider webhooks to the gateway and the rest to GraphQL over HTTP.
+/// Routes provider webhooks to the gateway, `/ops` to the ops page and the rest to GraphQL over HTTP.
 struct GatewayHTTPHandler: HTTPHandler {
     /// What a path leads to.
-    enum Destination: Sendable { case webhook }
+    enum Destination: Sendable { case webhook, opsPage, opsFile }
 
     let graphQL: GraphQLHTTPHandler
     let webhooks: WebhookService
@@ -148,12 +148,16 @@ struct GatewayHTTPHandler: HTTPHandler {
         var router = Router<Destination>()
         // A fixed, valid pattern: a failure here is a programming error caught by every test.
         try? router.add("POST /webhooks/{provider}", .webhook)
+        try? router.add("/ops", .opsPage)
+        try? router.add("/ops/{file}", .opsFile)
         self.router = router
     }
 
     func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
         switch router.match(method: request.method, path: request.path) {
-        case .found: return nil
+        case .found(.webhook, _): return nil
+        case .found(.opsPage, _): return OpsPage.response(file: nil, method: request.method)
+        case .found(.opsFile, let parameters): return OpsPage.response(file: parameters["file"], method: request.method)
         case .methodNotAllowed(let allowed):
             return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
         case .notFound: return graphQL.respondImmediately(to: &request)
@@ -164,6 +168,10 @@ struct GatewayHTTPHandler: HTTPHandler {
         switch router.match(method: request.method, path: request.path) {
         case .found(.webhook, let parameters):
             return await webhook(provider: parameters["provider"] ?? "", request: request)
+        case .found(.opsPage, _):
+            return OpsPage.response(file: nil, method: request.method)
+        case .found(.opsFile, let parameters):
+            return OpsPage.response(file: parameters["file"], method: request.method)
         case .methodNotAllowed(let allowed):
             return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
         case .notFound:

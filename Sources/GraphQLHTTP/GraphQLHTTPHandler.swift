@@ -145,6 +145,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     // MARK: HTTPHandler
 
     public func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
+        if let explorer = explorerResponse(request) { return explorer }
         if request.path == configuration.path {
             let started = request.received
             switch prepare(request) {

@@ -29,8 +29,10 @@ enum DevKeys {
             secret = made[0].key
         }
         guard let secret else { return }
+        let opsURL = graphQLURL.hasSuffix("/graphql") ? String(graphQLURL.dropLast("/graphql".count)) + "/ops" : graphQLURL
         print("""
             PayQL is serving the payments API at \(graphQLURL)\(sandboxURL.map { " (providers: the sandbox at \($0))" } ?? "").
+            Ops page: \(opsURL) (sign in with PAYQL_OPS_KEY from \(path)).
             Development keys: \(path) (SECRET, PUBLISHABLE, OPS). Try:
               curl -s \(graphQLURL) -H 'content-type: application/json' -H "authorization: Bearer $(grep SECRET \(path) | cut -d= -f2)" \\
                 -d '{"query":"mutation { createOrder(input: {amount: {amount: \\"50000\\"}, provider: RAZORPAY}) { order { id receipt providerOrderId status } userErrors { code message } } }"}'

@@ -125,7 +125,7 @@ enum ServeCommand {
             let url = "http://\(settings.http.host):\(listening.port)"
             logEvent(settings, "listening", [
                 ("host", .string(settings.http.host)), ("port", .int(Int64(listening.port))),
-                ("threads", .int(Int64(settings.http.threads))), ("graphql", .string(url + "/graphql")),
+                ("threads", .int(Int64(settings.http.threads))), ("graphql", .string(url + "/graphql")), ("ops", .string(url + "/ops")),
                 ("sandbox", sandbox.map { .string($0.baseURL) } ?? .null),
             ])
             if try options.bool("dev-keys", default: sandbox != nil) {
