@@ -19,7 +19,8 @@ run: build
 ## Runs every test:
 ##  1. the Swift test suites (PostgreSQL tests start a private cluster themselves),
 ##  2. the differential check of the GraphQL engine against graphql-js,
-##  3. the providers' official Python SDKs (PyPI) against `payql sandbox`.
+##  3. the providers' official Python SDKs (PyPI) against `payql sandbox`,
+##  4. the ops page in headless Chromium against `payql serve` (Tests/browser).
 ## The Swift suites run in three groups so that CPU-heavy tests (the GraphQL
 ## engine's) do not share the two cores with the loopback tests that assert
 ## timeouts and deadlines.
@@ -35,6 +36,7 @@ test: deps
 	$(SWIFT) test --skip-build --skip '$(PURE_TESTS)|$(DATABASE_TESTS)|$(LOOPBACK_TESTS)'
 	PAYQL="$$($(SWIFT) build --show-bin-path)/payql" Tests/GraphQLDifferential/run.sh
 	PAYQL_BIN="$$($(SWIFT) build --show-bin-path)/payql" Tests/ProviderSDKs/run.sh
+	timeout 600 /usr/bin/python3 Tests/browser/ops_page_test.py "$$($(SWIFT) build --show-bin-path)/payql"
 
 clean:
 	rm -rf .build .payql

@@ -10,6 +10,7 @@ packages=(
   node-graphql nodejs                                         # graphql-js: differential checks, benchmarks
   wrk                                                         # HTTP benchmarks
   python3-venv                                                # provider SDK checks (PyPI)
+  chromium chromium-driver python3-selenium                   # the ops page's browser test
 )
 
 missing=()
