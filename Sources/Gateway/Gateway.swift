@@ -48,6 +48,7 @@ public final class Gateway: Sendable {
         BankAccountResolvers.register(&set, services: services)
         TurboUpiResolvers.register(&set, services: services)
         RewardResolvers.register(&set, services: services)
+        BillPayResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

@@ -230,9 +230,10 @@ import PaymentsCore
     }
 
     @Test func deprecatedNamesAreMapped() throws {
-        let body = Array(#"{"refId":"COUWLold","amount":"100.00","callback":"https://setu.example/cb","mobileNumber":"9876543210","beneficiaryVPA":"biller@upi","remarks":"bill","allowedPaymentModes":["UPI","Bharat QR","CHEQUE"]}"#.utf8)
+        let body = Array(#"{"orderId":"COUWLnew","refId":"CMAold","amount":"100.00","callback":"https://setu.example/cb","mobileNumber":"9876543210","beneficiaryVPA":"biller@upi","remarks":"bill","allowedPaymentModes":["UPI","Bharat QR","CHEQUE"]}"#.utf8)
         let initiation = try SetuAdapter.parseInitiatePayment(body)
-        #expect(initiation.orderID == "COUWLold")
+        #expect(initiation.orderID == "COUWLnew")
+        #expect(initiation.refID == "CMAold")
         #expect(initiation.postPaymentURL == "https://setu.example/cb")
         #expect(initiation.customerMobileNumber == "9876543210")
         #expect(initiation.beneficiaryVPA == "biller@upi")
@@ -246,6 +247,16 @@ import PaymentsCore
         }
         #expect(error?.code == .invalidAmount)
         #expect(throws: ProviderError.self) { try SetuAdapter.parseInitiatePayment(Array(#"{"amount":"1.00"}"#.utf8)) }
+        // Decision 8: refId is never an order id; a current and a deprecated name that differ are refused, naming both.
+        #expect(throws: ProviderError.self) {
+            try SetuAdapter.parseInitiatePayment(Array(#"{"refId":"COUWLold","amount":"1.00","postPaymentUrl":"u","customerMobileNumber":"9"}"#.utf8))
+        }
+        let conflict = #expect(throws: ProviderError.self) {
+            try SetuAdapter.parseInitiatePayment(Array(#"{"orderId":"COUWL1","amount":"1.00","postPaymentUrl":"https://a","callback":"https://b","customerMobileNumber":"9"}"#.utf8))
+        }
+        #expect(conflict?.message.contains("postPaymentUrl") == true && conflict?.message.contains("callback") == true)
+        let equal = try SetuAdapter.parseInitiatePayment(Array(#"{"orderId":"COUWL1","amount":"1.00","postPaymentUrl":"https://a","callback":"https://a","customerMobileNumber":"9"}"#.utf8))
+        #expect(equal.deprecatedNamesUsed == ["callback"])
         #expect(throws: ProviderError.self) { try SetuAdapter.parseInitiatePayment(Array("not json".utf8)) }
     }
 

@@ -54,6 +54,8 @@ public struct UserError: Error, Sendable, Equatable, CustomStringConvertible {
     public var providerCode: String?
     /// Whether the same call may succeed later (then its idempotency key is released).
     public var retryable: Bool
+    /// The provider's request id to quote to its support (Setu `traceId`).
+    public var providerTraceID: String?
 
     /// A user error; `retryable` defaults to false.
     public init(_ code: UserErrorCode, _ message: String, field: [String]? = nil, provider: ProviderName? = nil,
@@ -95,7 +97,9 @@ public struct UserError: Error, Sendable, Equatable, CustomStringConvertible {
             }
             retryable = false
         }
-        return UserError(code, error.message, provider: error.provider,
-                         providerCode: error.providerCode ?? error.reason, retryable: retryable)
+        var userError = UserError(code, error.message, provider: error.provider,
+                                  providerCode: error.providerCode ?? error.reason, retryable: retryable)
+        userError.providerTraceID = error.traceID
+        return userError
     }
 }

@@ -110,6 +110,8 @@ enum QueryResolvers {
             return try await TurboUpiResolvers.node(id.uuid, principal: principal, services: services)
         case .rewardOffer, .reward:
             return try await RewardResolvers.node(id, principal: principal, services: services)
+        case .billPayLink, .billPayment:
+            return try await BillPayResolvers.node(id, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

@@ -22,6 +22,8 @@ final class GatewayServices: Sendable {
     let idempotency: IdempotencyKeys
     let rewardStore: RewardStore
     let rewards: RewardService
+    let billPayStore: BillPayStore
+    let billPay: BillPayService
 
     init(pool: PostgresPool, configuration: GatewayConfiguration, providers: ProviderRegistry, keys: APIKeys) {
         self.pool = pool
@@ -46,5 +48,8 @@ final class GatewayServices: Sendable {
         idempotency = IdempotencyKeys(pool: pool)
         rewardStore = RewardStore(pool: pool)
         rewards = RewardService(store: rewardStore, customers: customerStore)
+        billPayStore = BillPayStore(pool: pool)
+        billPay = BillPayService(store: billPayStore, customers: customerStore, orders: orders, orderStore: orderStore, providers: providers,
+                                 configuration: configuration)
     }
 }

@@ -13,6 +13,8 @@ public enum NodeType: String, Sendable, CaseIterable {
     case apiKey = "ApiKey"
     case rewardOffer = "RewardOffer"
     case reward = "Reward"
+    case billPayLink = "BillPayLink"
+    case billPayment = "BillPayment"
 }
 
 /// An opaque global ID: base64url (no padding) of `"<Type>:<uuid>"`.

@@ -63,7 +63,7 @@ struct UserErrorView: GraphQLFieldReadable {
         case "field": error.field
         case "provider": error.provider?.graphQLName
         case "providerCode": error.providerCode
-        case "providerTraceId": nil
+        case "providerTraceId": error.providerTraceID
         case "retryable": error.retryable
         default: nil
         }

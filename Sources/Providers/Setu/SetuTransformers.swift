@@ -26,26 +26,33 @@ enum SetuTransformers {
         SetuBillPayLink(link: wire.link, sessionID: wire.sessionId, shortLink: wire.shortLink, traceID: wire.traceId)
     }
 
-    /// Normalises `initiate_payment` data. Deprecated names: `callback` →
-    /// `postPaymentUrl` and `mobileNumber` → `customerMobileNumber` [M];
-    /// `refId` → `orderId` [L] (the old UPI-style payload referenced the bill by
-    /// `refId`; no source states the mapping). `beneficiaryVPA` and `remarks` have
-    /// no successor and are kept as they are. A current name wins over a deprecated one.
+    /// Normalises `initiate_payment` data (API README, decision 8). Deprecated names: `callback` →
+    /// `postPaymentUrl` and `mobileNumber` → `customerMobileNumber` [M] are accepted when the current
+    /// name is absent or equal; both present and different is refused, naming both. `refId`,
+    /// `beneficiaryVPA` and `remarks` have no successor: kept for audit, never used — in particular
+    /// `refId` is not an order id (the seed's parser fails without `orderId`, 003:L61-66). Every
+    /// deprecated name present is listed in ``SetuPaymentInitiation/deprecatedNamesUsed``.
     static func initiation(_ wire: SetuInitiatePaymentWire, rules: AmountRules) throws(ProviderError) -> SetuPaymentInitiation {
         let operation = "parseInitiatePayment"
         var deprecated: [String] = []
-        func pick(_ current: String?, _ old: String?, _ oldName: String) -> String? {
-            if let current, !current.isEmpty { return current }
-            if let old, !old.isEmpty { deprecated.append(oldName); return old }
-            return nil
+        func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+        func pick(_ current: String?, _ currentName: String, _ old: String?, _ oldName: String) throws(ProviderError) -> String? {
+            let current = nonEmpty(current), old = nonEmpty(old)
+            if old != nil { deprecated.append(oldName) }
+            if let current, let old, current != old {
+                throw .invalid("\(currentName) and its deprecated name \(oldName) are both present and differ", provider: provider,
+                               operation: operation, field: oldName)
+            }
+            return current ?? old
         }
-        guard let orderID = pick(wire.orderId, wire.refId, "refId") else {
-            throw .invalid("orderId is missing", provider: provider, operation: operation, field: "orderId")
+        guard let orderID = nonEmpty(wire.orderId) else {
+            throw .invalid("orderId is missing (refId is not an order id)", provider: provider, operation: operation, field: "orderId")
         }
-        guard let postPaymentURL = pick(wire.postPaymentUrl, wire.callback, "callback") else {
+        if wire.refId != nil { deprecated.append("refId") }
+        guard let postPaymentURL = try pick(wire.postPaymentUrl, "postPaymentUrl", wire.callback, "callback") else {
             throw .invalid("postPaymentUrl is missing", provider: provider, operation: operation, field: "postPaymentUrl")
         }
-        guard let mobile = pick(wire.customerMobileNumber, wire.mobileNumber, "mobileNumber") else {
+        guard let mobile = try pick(wire.customerMobileNumber, "customerMobileNumber", wire.mobileNumber, "mobileNumber") else {
             throw .invalid("customerMobileNumber is missing", provider: provider, operation: operation, field: "customerMobileNumber")
         }
         guard let amountText = wire.amount?.text else {
@@ -68,7 +75,8 @@ enum SetuTransformers {
         }
         return SetuPaymentInitiation(orderID: orderID, amount: amount, postPaymentURL: postPaymentURL, customerMobileNumber: mobile,
                                      customerID: wire.customerId, allowedPaymentModes: modes, unrecognisedPaymentModes: unknown,
-                                     beneficiaryVPA: wire.beneficiaryVPA, remarks: wire.remarks, deprecatedNamesUsed: deprecated)
+                                     beneficiaryVPA: wire.beneficiaryVPA, remarks: wire.remarks, refID: wire.refId,
+                                     deprecatedNamesUsed: deprecated)
     }
 
     static func paymentEvent(_ confirmation: SetuPaymentConfirmation, rules: AmountRules) throws(ProviderError) -> SetuPaymentEventRequest {

@@ -94,6 +94,8 @@ public struct SetuPaymentInitiation: Sendable, Hashable {
     public var beneficiaryVPA: String?
     /// Deprecated `remarks`, when sent.
     public var remarks: String?
+    /// Deprecated `refId`, when sent (audit only: never an order id).
+    public var refID: String?
     /// Which deprecated names the data used (for a deprecation log line).
     public var deprecatedNamesUsed: [String]
 }

@@ -3,7 +3,7 @@ import HTTPServer
 /// The control API's endpoints, matched by ``controlRoutes`` (patterns after `/_sandbox`).
 enum ControlEndpoint: Sendable {
     case health, reset, inspectOrder, completeOrder, completeCashfreeRefund, initiateSetuLink, expireTokens
-    case setuPartnerCall, webhookLog, redeliverWebhook, addFault, listFaults, clearFaults, removeFault
+    case setuPartnerCall, refuseSetuPaymentEvents, webhookLog, redeliverWebhook, addFault, listFaults, clearFaults, removeFault
 }
 
 /// Every control route, in the order they are tried.
@@ -17,6 +17,7 @@ let controlRoutes: Router<ControlEndpoint> = {
         ("POST /setu/links/{session}/initiate", .initiateSetuLink),
         ("POST /{provider}/tokens/expire", .expireTokens),
         ("POST /setu/orders/{id}/{call}", .setuPartnerCall),
+        ("POST /setu/payment-events/refuse", .refuseSetuPaymentEvents),
         ("GET /webhooks", .webhookLog), ("POST /webhooks/{id}/redeliver", .redeliverWebhook),
         ("POST /faults", .addFault), ("GET /faults", .listFaults), ("DELETE /faults", .clearFaults), ("DELETE /faults/{id}", .removeFault),
     ]
@@ -54,7 +55,7 @@ extension SandboxRouter {
                 return Self.controlError(404, "unknown provider '\(provider)'")
             }
             guard let order = simulator.inspect(orderID: id) else {
-                return Self.controlError(404, "\(provider): no order \(id) (inspection: razorpay and cashfree)")
+                return Self.controlError(404, "\(provider): no order \(id) (inspection: razorpay, cashfree and setu)")
             }
             return .json(.object(order))
         case .completeOrder:
@@ -106,6 +107,9 @@ extension SandboxRouter {
             }
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             return await setuPartnerCall(setu, kind: call, orderID: id)
+        case .refuseSetuPaymentEvents:
+            guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
+            return setu.addRefusal(request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject()))
         case .webhookLog:
             return .json(.array(dispatcher.log().map { .object($0.detail) }))
         case .redeliverWebhook:

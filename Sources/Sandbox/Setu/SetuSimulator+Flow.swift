@@ -35,6 +35,13 @@ extension SetuSimulator {
         if let shortLink, !(8...16).contains(shortLink.count) {
             return Self.error("invalid-request", "shortLink must be 8 to 16 characters")
         }
+        if object["billerId"]?.stringValue != nil, object["categoryName"]?.stringValue == nil {
+            return Self.error("invalid-request", "billerId needs categoryName")
+        }
+        if let problem = Self.catalogueProblem(category: object["categoryName"]?.stringValue, billerID: object["billerId"]?.stringValue,
+                                               parameters: billParams) {
+            return problem
+        }
         let link = Link(sessionID: Identifiers.digits(16), orgID: orgID, mobileNumber: mobile,
                         customerID: object["custID"]?.stringValue, categoryName: object["categoryName"]?.stringValue,
                         billerID: object["billerId"]?.stringValue, billParams: billParams,
@@ -50,6 +57,19 @@ extension SetuSimulator {
 
     /// `POST /api/v2/webhooks/payment-event`: the partner confirms (or reports failure of) the payment.
     func paymentEvent(_ request: SandboxRequest) -> SandboxResponse {
+        let orderID = request.jsonObject()?["orderId"]?.stringValue
+        let answer = state.withLock { state -> SandboxResponse? in
+            guard let refusal = Self.takeRefusal(&state, orderID: orderID) else { return nil }
+            return Self.error(refusal.code, "Refused by the sandbox (control API)", status: refusal.status)
+        } ?? acknowledgePaymentEvent(request)
+        if let orderID {
+            state.withLock { $0.paymentEventDeliveries[orderID, default: []].append(answer.status) }
+        }
+        return answer
+    }
+
+    /// The payment-event checked and recorded (idempotent for the same SUCCESS).
+    private func acknowledgePaymentEvent(_ request: SandboxRequest) -> SandboxResponse {
         guard let object = request.jsonObject() else { return Self.error("invalid-request", "Body must be a JSON object") }
         func text(_ key: String) -> String? { object[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
         guard let orderID = text("orderId") else { return Self.error("invalid-request", "orderId is required") }

@@ -44,6 +44,10 @@ final class SetuSimulator: ProviderSimulator {
         var tokens: [String: Int64] = [:]
         var links: [String: Link] = [:]
         var orders: [String: Order] = [:]
+        /// Armed payment-event refusals (control API), oldest first.
+        var refusals: [PaymentEventRefusal] = []
+        /// HTTP status of every payment-event delivery per order id, in arrival order.
+        var paymentEventDeliveries: [String: [Int]] = [:]
     }
 
     let provider = SandboxProvider.setu
