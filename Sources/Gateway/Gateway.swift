@@ -49,6 +49,7 @@ public final class Gateway: Sendable {
         TurboUpiResolvers.register(&set, services: services)
         RewardResolvers.register(&set, services: services)
         BillPayResolvers.register(&set, services: services)
+        RoutingResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

@@ -2010,6 +2010,8 @@ input RoutingExplainInput {
   tpvBankAccountId: ID
   """A provider the caller would ask for explicitly."""
   provider: Provider
+  """The order's browser return URL (Instamojo orders need one), as `createOrder` would get it."""
+  returnUrl: URL
 }
 
 input UpsertRoutingRuleInput {

@@ -112,6 +112,8 @@ enum QueryResolvers {
             return try await RewardResolvers.node(id, principal: principal, services: services)
         case .billPayLink, .billPayment:
             return try await BillPayResolvers.node(id, principal: principal, services: services)
+        case .routingRule:
+            return try await RoutingResolvers.node(id.uuid, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

@@ -15,6 +15,7 @@ public enum NodeType: String, Sendable, CaseIterable {
     case reward = "Reward"
     case billPayLink = "BillPayLink"
     case billPayment = "BillPayment"
+    case routingRule = "RoutingRule"
 }
 
 /// An opaque global ID: base64url (no padding) of `"<Type>:<uuid>"`.

@@ -9,9 +9,12 @@ import Providers
 /// Create-at-provider (issue "payments API part 1"): the order row with its unique
 /// `receipt` is committed before the provider is called; the provider gets the receipt
 /// (Razorpay `receipt`, Cashfree `order_id` + `x-idempotency-key`, Instamojo
-/// `transaction_id`). When the provider certainly did nothing (unreachable, refused)
-/// the row is removed; when the outcome is unknown it stays with `needsReconciliation`
-/// and is found again by receipt — so a provider order is never duplicated nor forgotten.
+/// `transaction_id`). When the provider certainly did nothing (unreachable, throttled) a routed
+/// order fails over: the row moves to the next provider of its routing decision (timeline
+/// FAILED_OVER) and the call is made there; with no provider left, or when the provider refused,
+/// the row is removed. When the outcome is unknown it stays with `needsReconciliation` at that
+/// provider and is found again by receipt — never failed over — so a provider order is never
+/// duplicated nor forgotten.
 struct OrderService: Sendable {
     let orders: OrderStore
     let payments: PaymentStore
@@ -37,25 +40,24 @@ struct OrderService: Sendable {
         var tpvBankAccountID: UUID?
     }
 
-    /// The provider an order goes to: the one asked for, else by capability (API README, "Routing").
-    func route(_ request: CreateRequest) throws(UserError) -> ProviderName {
+    /// Routing for orders without a named provider (rules in `routing_rules`, see ``ProviderRouter``).
+    var routing: RoutingService { RoutingService(store: RoutingStore(pool: orders.pool), customers: customers, providers: providers) }
+
+    /// The provider an order goes to and why: the one asked for (checked here, no failover), else the
+    /// routing decision (API README, "Routing"); NO_ROUTE when no provider can serve.
+    func route(_ request: CreateRequest, customer: CustomerRecord?) async throws -> (provider: ProviderName, decision: RoutingDecision) {
         if let provider = request.provider {
             guard provider != .setu else {
                 throw UserError(.capabilityNotSupported, "SETU collects no money itself; pay a bill through startBillPayment", field: ["input", "provider"])
             }
             guard providers.isConfigured(provider) else { throw UserError(.noRoute, "\(provider.graphQLName) is not configured", field: ["input", "provider"]) }
-            return provider
         }
-        let preferred: [ProviderName] = switch request.flow {
-        case "TPV", "TURBO_UPI": [.razorpay]
-        case "CARD_COMPONENT": [.cashfree]
-        case "CUSTOM_UI", "UPI_COLLECT", "HOSTED_PAGE": [.instamojo]
-        default: [.razorpay, .cashfree, .instamojo]
-        }
-        guard let provider = preferred.first(where: providers.isConfigured) else {
-            throw UserError(.noRoute, "no configured provider serves the \(request.flow) flow", field: ["input", "flow"])
-        }
-        return provider
+        let decision = try await routing.decide(
+            RoutingService.Request(amountMinor: request.amountMinor, currency: request.currency, flow: request.flow, method: request.method,
+                                   customerID: customer?.id, hasReturnURL: request.returnURL != nil, provider: request.provider),
+            customer: customer)
+        guard let provider = decision.provider else { throw UserError(.noRoute, decision.reason, field: ["input", "flow"]) }
+        return (provider, decision)
     }
 
     func create(_ request: CreateRequest, context: GatewayRequestContext) async throws -> OrderRecord {
@@ -72,7 +74,12 @@ struct OrderService: Sendable {
         guard ["STANDARD", "CARD_COMPONENT", "CUSTOM_UI", "HOSTED_PAGE", "TPV"].contains(request.flow) else {
             throw UserError(.capabilityNotSupported, "the \(request.flow) flow is not available yet", field: ["input", "flow"])
         }
-        let provider = try route(request)
+        var customer: CustomerRecord?
+        if let customerID = request.customerID {
+            customer = try await customers.find(id: customerID)
+            guard customer != nil else { throw UserError(.notFound, "no such customer", field: ["input", "customerId"]) }
+        }
+        var (provider, decision) = try await route(request, customer: customer)
         if let rules = providers.orderAmountRules(provider) {
             do { try rules.check(amount) } catch {
                 throw UserError(.amountOutOfRange, "\(provider.graphQLName): \(error)", field: ["input", "amount", "amount"], provider: provider)
@@ -81,11 +88,6 @@ struct OrderService: Sendable {
         let receipt = try request.receipt.map { r throws(UserError) in try Validation.receipt(r, field: ["input", "receipt"]) } ?? Self.generatedReceipt()
         let description = try Validation.text(request.description, field: ["input", "description"])
         let notes = try Validation.notes(request.notes, field: ["input", "notes"]) ?? Notes()
-        var customer: CustomerRecord?
-        if let customerID = request.customerID {
-            customer = try await customers.find(id: customerID)
-            guard customer != nil else { throw UserError(.notFound, "no such customer", field: ["input", "customerId"]) }
-        }
         if provider == .instamojo {
             // Gateway orders need the buyer's name, email and phone and a return URL (decision 6).
             if customer?.name == nil { throw UserError(.required, "INSTAMOJO orders need a customer with a name", field: ["input", "customerId"]) }
@@ -100,7 +102,7 @@ struct OrderService: Sendable {
                 customerID: customer?.id, provider: provider, amount: amount, receipt: receipt, method: request.method, flow: request.flow,
                 bankAccountID: tpv?.account.id, notes: notes, description: description, returnURL: request.returnURL,
                 createdBy: principal.session == nil ? .secretKey : .clientSession, apiKeyID: principal.apiKeyID,
-                clientSessionID: principal.session?.id, expiresAt: request.expiresAt))
+                clientSessionID: principal.session?.id, expiresAt: request.expiresAt, routing: decision))
         } catch let error as PostgresError where error.code == .uniqueViolation {
             throw UserError(.alreadyExists, "an order with receipt \(receipt) exists", field: ["input", "receipt"])
         }
@@ -111,28 +113,47 @@ struct OrderService: Sendable {
             tpvBankAccount: tpv?.details, returnURL: request.returnURL, notes: notes.dictionary, idempotencyKey: receipt)
         // From here on the provider may have done the work: what it said is written even across a short
         // database outage (OutageRetry), so an order acknowledged to the client is stored.
-        let created: ProviderOrder
-        do {
-            created = try await context.timingProvider { try await createAtProvider(provider, providerRequest) }
-        } catch let error as ProviderError {
-            switch error.code.outcome {
-            case .notDone, .refused:
-                try await OutageRetry.run { try await orders.deleteUncreated(orderID: pending.id) }
-                throw Self.masked(UserError.provider(error), tpv: tpv?.details)
-            case .unknown:
-                // The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
-                if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }) {
-                    return try await OutageRetry.run {
-                        try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
-                                                     checkout: checkout(for: found, provider: provider))
+        var next = decision.failoverOrder[...]
+        while true {
+            let created: ProviderOrder
+            do {
+                created = try await context.timingProvider { try await createAtProvider(provider, providerRequest) }
+            } catch let error as ProviderError {
+                switch error.code.outcome {
+                case .notDone:
+                    // Certainly nothing at `provider`: the next routed provider may take it (never after an unknown outcome).
+                    if let to = next.popFirst() {
+                        let code = UserError.provider(error).code.rawValue
+                        let message = "\(provider.graphQLName) → \(to.graphQLName): \(code) (\(error.code.label))"
+                        decision.failovers.append(.init(from: provider, to: to, errorCode: code, message: message, at: PostgresTimestamp(Date())))
+                        let moved = try await OutageRetry.run {
+                            try await routing.store.failOver(orderID: pending.id, from: provider, to: to, decision: decision, message: message)
+                        }
+                        guard moved else { throw GatewayRequestError.internal("the order changed while failing over") }
+                        provider = to
+                        continue
                     }
+                    try await OutageRetry.run { try await orders.deleteUncreated(orderID: pending.id) }
+                    throw Self.masked(UserError.provider(error), tpv: tpv?.details)
+                case .refused:
+                    try await OutageRetry.run { try await orders.deleteUncreated(orderID: pending.id) }
+                    throw Self.masked(UserError.provider(error), tpv: tpv?.details)
+                case .unknown:
+                    // The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
+                    // Never failed over: a second provider's order could be paid twice.
+                    if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }) {
+                        return try await OutageRetry.run {
+                            try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
+                                                         checkout: checkout(for: found, provider: provider))
+                        }
+                    }
+                    return try await OutageRetry.run { try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(error.code.label)") }
                 }
-                return try await OutageRetry.run { try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(error.code.label)") }
             }
-        }
-        return try await OutageRetry.run {
-            try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
-                                         checkout: checkout(for: created, provider: provider))
+            return try await OutageRetry.run {
+                try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
+                                             checkout: checkout(for: created, provider: provider))
+            }
         }
     }
 

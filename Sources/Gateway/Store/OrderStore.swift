@@ -56,6 +56,8 @@ struct OrderStore: Sendable {
         var apiKeyID: UUID
         var clientSessionID: UUID?
         var expiresAt: String?
+        /// Why the order went to `provider` (`Order.routing`).
+        var routing: RoutingDecision? = nil
     }
 
     /// Inserts the order (CREATED, no provider order yet) and its CREATED timeline entry, committed
@@ -64,10 +66,11 @@ struct OrderStore: Sendable {
         try await pool.withTransaction { connection in
             let rows = try await connection.query("""
                 INSERT INTO orders (customer_id, provider, amount_minor, currency, receipt, method, flow, bank_account_id, notes,
-                                    description, return_url, created_by, api_key_id, client_session_id, expires_at)
+                                    description, return_url, created_by, api_key_id, client_session_id, expires_at, routing)
                 VALUES (\(order.customerID), \(order.provider.rawValue), \(order.amount.minorUnits), \(order.amount.currency.code),
                         \(order.receipt), \(order.method), \(order.flow), \(order.bankAccountID), \(order.notes.jsonb), \(order.description),
-                        \(order.returnURL), \(order.createdBy.rawValue), \(order.apiKeyID), \(order.clientSessionID), \(order.expiresAt)::timestamptz)
+                        \(order.returnURL), \(order.createdBy.rawValue), \(order.apiKeyID), \(order.clientSessionID), \(order.expiresAt)::timestamptz,
+                        \(order.routing?.jsonb))
                 RETURNING \(sql: Self.columns)
                 """)
             guard let row = rows.first else { throw GatewayRequestError.internal("the order was not stored") }
