@@ -146,8 +146,8 @@ enum ProviderRouter {
         }
     }
 
-    /// The `PaymentMethod`s an order at `provider` may be restricted to (providers/*.md: Razorpay and
-    /// Instamojo payment methods; Cashfree `order_meta.payment_methods`).
+    /// The `PaymentMethod`s an order at `provider` may be restricted to (docs/providers/*.md: Razorpay and
+    /// Instamojo payment entities' `method` / `instrument_type`; Cashfree §3 `order_meta.payment_methods`).
     static func methods(_ provider: ProviderName) -> Set<String> {
         switch provider {
         case .razorpay, .instamojo: ["UPI", "CARD", "NETBANKING", "WALLET", "EMI"]
@@ -265,7 +265,7 @@ enum ProviderRouter {
         let customer = request.customer
         switch provider {
         case .cashfree:
-            // customer_details needs a customer id and a 10-digit phone (cashfree.md, Orders).
+            // customer_details needs a customer id and a 10-digit phone (docs/providers/cashfree.md §3, Create order).
             guard let phone = customer?.phone, OrderService.nationalPhone(phone)?.count == 10 else {
                 return "needs a customer with a 10-digit phone"
             }
