@@ -200,6 +200,22 @@ import Testing
         }
     }
 
+    @Test func aThrottledProviderFailsOverToo() async throws {
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            // A sandbox "before" fault: Razorpay answers 429 and does nothing, for as long as the rule stands.
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /razorpay/v1/orders","kind":"rate_limit","retry_after":1}"#)
+            let answer = try await Self.routedOrder(h, customer: customer, receipt: "throttled_1")
+            #expect(answer.userErrorCodes("createOrder") == [], "\(answer.json)")
+            let order = try #require(answer.data("createOrder")?["order"])
+            #expect(order["provider"]?.stringValue == "CASHFREE")
+            #expect(order["routing"]?["failovers"]?.arrayValue?.first?["errorCode"]?.stringValue == "PROVIDER_RATE_LIMITED")
+            #expect(try await Self.cashfreeHas(h, receipt: "throttled_1"))
+            try await h.sandboxControl("/faults", method: "DELETE")
+            #expect(try await h.razorpayOrders(receipt: "throttled_1").isEmpty)
+        }
+    }
+
     /// A shorter attempt than the `timeout_after` hold, so the client gives up first.
     static let transport = ProviderTransportSettings(attemptTimeout: .milliseconds(800), operationDeadline: .seconds(3))
 
