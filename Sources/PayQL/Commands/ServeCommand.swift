@@ -30,6 +30,7 @@ enum ServeCommand {
                        [--migrate true|false] [--no-database (with --workload only)]
     \(ProviderOptions.usage)
     \(ReconcilerOptions.usage)
+    \(OutboxOptions.usage)
     Serves the payments API (schema/payql.graphql). Providers with credentials talk to their
     base URL; with none configured (or --sandbox true) the provider simulators run in-process
     on loopback, every unconfigured provider is wired to them, and development keys are
@@ -43,6 +44,8 @@ enum ServeCommand {
     --migrations DIR) run at start unless --migrate false. --workload serves without a database.
     The reconciler re-reads open orders from their provider every --reconcile-interval-ms
     (several instances on one database share the work); --reconciler false turns it off.
+    The outbox worker delivers work enqueued after commits (merchant webhooks, Setu confirmations)
+    every --outbox-interval-ms, retrying until --outbox-give-up-hours; --outbox false turns it off.
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -86,11 +89,13 @@ enum ServeCommand {
         // Configuration first: a bad or unreadable data key stops the start before anything runs.
         let dataKey = try DataKeyFile.load(options: options, directory: options.string("dev-keys-dir") ?? ".payql")
         let reconcilerConfiguration = try ReconcilerOptions.configuration(options)   // usage errors before anything starts
+        let outboxConfiguration = try OutboxOptions.configuration(options)
         guard let database = try await openDatabase(options, settings) else { return 1 }
         var sandbox: SandboxServer?
         var client: HTTPClient?
         var server: HTTPServer?
         var reconciler: Reconciler?
+        var outbox: OutboxWorker?
         do {
             var providerSettings = try ProviderOptions.settings(from: options)
             let useSandbox = try options.bool("sandbox", default: providerSettings.isEmpty)
@@ -112,6 +117,9 @@ enum ServeCommand {
             let gateway = try Gateway(pool: database.pool, providers: providerSettings.registry(client: httpClient),
                                       configuration: gatewayConfiguration, metrics: metrics)
             reconciler = reconcilerConfiguration.map { ReconcilerOptions.start(gateway: gateway, configuration: $0, logLevel: settings.logLevel) }
+            outbox = outboxConfiguration.map {
+                OutboxOptions.start(gateway: gateway, client: httpClient, configuration: $0, logLevel: settings.logLevel)
+            }
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
@@ -135,18 +143,19 @@ enum ServeCommand {
             let signal = await TerminationSignals.waitForTermination()
             logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(listening.activeRequests)))])
         } catch {
-            await stop(server: server, reconciler: reconciler, sandbox: sandbox, client: client, database: database, settings: settings)
+            await stop(server: server, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client, database: database, settings: settings)
             throw error
         }
-        await stop(server: server, reconciler: reconciler, sandbox: sandbox, client: client, database: database, settings: settings)
+        await stop(server: server, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client, database: database, settings: settings)
         return 0
     }
 
-    /// Stops in reverse order of start: the server (finishing in-flight requests), the reconciler,
-    /// the sandbox, the provider client, the database.
-    private static func stop(server: HTTPServer?, reconciler: Reconciler?, sandbox: SandboxServer?, client: HTTPClient?,
+    /// Stops in reverse order of start: the server (finishing in-flight requests), the outbox worker
+    /// (finishing its attempts in flight), the reconciler, the sandbox, the provider client, the database.
+    private static func stop(server: HTTPServer?, reconciler: Reconciler?, outbox: OutboxWorker?, sandbox: SandboxServer?, client: HTTPClient?,
                              database: DatabaseSession, settings: ServeSettings) async {
         await server?.shutdown(gracePeriod: settings.shutdownGrace)
+        await outbox?.shutdown()
         await reconciler?.shutdown()
         await sandbox?.shutdown()
         await client?.shutdown()

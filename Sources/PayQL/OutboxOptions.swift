@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Gateway
+import HTTPClient
+import HTTPServer
+import JSON
+
+/// `payql serve`'s outbox flags, and the worker they start (docs/api.md, "The outbox").
+enum OutboxOptions {
+    static let usage = """
+                           [--outbox true|false] [--outbox-interval-ms 1000] [--outbox-give-up-hours 24] [--outbox-lease-ms 60000]
+    """
+
+    /// The worker's configuration from the flags; nil with `--outbox false`. Throws usage errors.
+    static func configuration(_ options: Options) throws -> OutboxConfiguration? {
+        guard try options.bool("outbox", default: true) else { return nil }
+        var configuration = OutboxConfiguration()
+        let interval = try options.int("outbox-interval-ms", default: 1000)
+        guard (10...3_600_000).contains(interval) else { throw UsageError("--outbox-interval-ms must be in 10...3600000, got \(interval)") }
+        configuration.interval = .milliseconds(interval)
+        let hours = try options.int("outbox-give-up-hours", default: 24)
+        guard (1...24 * 30).contains(hours) else { throw UsageError("--outbox-give-up-hours must be in 1...720, got \(hours)") }
+        configuration.giveUpAfter = .seconds(hours * 3600)
+        // An attempt must end well inside its lease, or a live worker's message could be taken by another.
+        let lease = try options.int("outbox-lease-ms", default: 60_000)
+        guard (1000...3_600_000).contains(lease) else { throw UsageError("--outbox-lease-ms must be in 1000...3600000, got \(lease)") }
+        configuration.lease = .milliseconds(lease)
+        configuration.attemptTimeout = min(configuration.attemptTimeout, .milliseconds(lease / 2))
+        return configuration
+    }
+
+    /// Starts a worker for every kind the gateway handles; retries, give-ups and failures are logged as JSON lines.
+    static func start(gateway: Gateway, client: HTTPClient, configuration: OutboxConfiguration, logLevel: LogLevel?) -> OutboxWorker {
+        let worker = OutboxWorker(gateway: gateway, client: client, configuration: configuration) { event in
+            switch event {
+            case .delivered(let id, let kind, let attempts):
+                log(logLevel, .debug, "outbox message delivered", [("id", .string(id.uuidString.lowercased())), ("kind", .string(kind.rawValue)),
+                                                                   ("attempts", .int(Int64(attempts)))])
+            case .retrying(let id, let kind, let attempts, let error, _):
+                log(logLevel, .info, "outbox message not delivered; retrying", [
+                    ("id", .string(id.uuidString.lowercased())), ("kind", .string(kind.rawValue)), ("attempts", .int(Int64(attempts))),
+                    ("error", .string(error)),
+                ])
+            case .gaveUp(let id, let kind, let attempts, let error):
+                log(logLevel, .warning, "outbox message given up", [
+                    ("id", .string(id.uuidString.lowercased())), ("kind", .string(kind.rawValue)), ("attempts", .int(Int64(attempts))),
+                    ("error", .string(error)),
+                ])
+            case .failed(let message):
+                log(logLevel, .warning, "outbox step failed", [("error", .string(message))])
+            case .claimed:
+                break
+            }
+        }
+        worker.start()
+        return worker
+    }
+
+    /// One JSON line on standard output (ids, kinds and error texts; never a secret).
+    private static func log(_ minimum: LogLevel?, _ level: LogLevel, _ message: String, _ fields: [(String, JSONValue)]) {
+        guard let minimum, level >= minimum else { return }
+        var object = JSONObject()
+        object.append("level", .string(level.name))
+        object.append("msg", .string(message))
+        object.append("component", "outbox")
+        for (key, value) in fields { object.append(key, value) }
+        var line = JSONWriter.write(.object(object))
+        line.append(0x0A)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+}
