@@ -245,6 +245,17 @@ def main() -> int:
         d.find_element(By.ID, "clear-filter").click()
         check.wait("the filter clears", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#orders-table tbody tr")) == 7)
 
+        # An open order's detail turns PAID on its own too.
+        second = made[-2]
+        d.find_element(By.CSS_SELECTOR, f'tr[data-order-id="{second["id"]}"] a.order-link').click()
+        check.wait("an open order's detail opens", lambda d: text_of(d, "#detail-id") == second["id"])
+        server.sandbox_control(f"/razorpay/orders/{second['providerOrderId']}/complete", {"status": "paid"})
+        check.wait("the open detail turns PAID without a reload",
+                   lambda d: d.find_element(By.ID, "order-facts").get_attribute("data-status") == "PAID")
+        check.expect("still no reload", d.execute_script("return window.__sameDocument") == "yes")
+        d.find_element(By.LINK_TEXT, "← Orders").click()
+        check.wait("back to the list", lambda d: d.find_elements(By.CSS_SELECTOR, row + " a.order-link"))
+
         # The detail: timeline, payments, webhooks, routing; reprocess a webhook.
         d.find_element(By.CSS_SELECTOR, row + " a.order-link").click()
         check.wait("the order's detail opens", lambda d: text_of(d, "#detail-id") == newest["id"])
@@ -270,8 +281,8 @@ def main() -> int:
             d.find_element(By.CSS_SELECTOR, f'#nav a[data-view="{name}"]').click()
             check.wait(f"the {name} view renders", heading_is(title))
             if name == "counts":
-                check.wait("the bar chart shows 1 PAID for RAZORPAY",
-                           lambda d: d.find_elements(By.CSS_SELECTOR, 'rect[data-provider="RAZORPAY"][data-status="PAID"][data-count="1"]'))
+                check.wait("the bar chart shows 2 PAID for RAZORPAY",
+                           lambda d: d.find_elements(By.CSS_SELECTOR, 'rect[data-provider="RAZORPAY"][data-status="PAID"][data-count="2"]'))
             if name == "webhooks":
                 check.wait("the webhook log lists the sandbox's webhooks", lambda d: d.find_elements(By.CSS_SELECTOR, "#webhook-log tr[data-webhook-id]"))
             if name == "providers":

@@ -436,7 +436,8 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
    * Keeps `ids` (orders) current: `orderUpdated` per order over SSE (at most MAX_STREAMS at
    * once); if the server refuses subscriptions, a gentle poll of the same orders instead.
    */
-  function watchOrders(ids, onOrder) {
+  function watchOrders(ids, onOrder, selection) {
+    const fields = selection || ORDER_ROW;
     stopLive();
     if (!ids.length) { setLive("Live: no open orders on screen", "idle"); return; }
     const watched = ids.slice(0, MAX_STREAMS);
@@ -451,7 +452,7 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
       setLive(`Live updates: the server refused the subscription (${reason}); polling every ${POLL_MS / 1000} s instead`, "poll");
       const timer = setInterval(async () => {
         try {
-          const result = await gql(`query OpsPoll($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${ORDER_ROW} } } }`, { ids: watched });
+          const result = await gql(`query OpsPoll($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${fields} } } }`, { ids: watched });
           for (const order of (result.data && result.data.nodes) || []) if (order) onOrder(order);
         } catch (error) {
           if (error instanceof SignedOut) clearInterval(timer);
@@ -461,7 +462,7 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
     }
     if (live.refused) { poll(live.refused); return; }
     for (const id of watched) {
-      subscribe(`subscription OpsOrderUpdated($orderId: ID!) { orderUpdated(orderId: $orderId) { ${ORDER_ROW} } }`, { orderId: id },
+      subscribe(`subscription OpsOrderUpdated($orderId: ID!) { orderUpdated(orderId: $orderId) { ${fields} } }`, { orderId: id },
         (data) => { if (data.orderUpdated) onOrder(data.orderUpdated); }, poll);
     }
     if (!polling) {
@@ -587,6 +588,10 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
     routing { provider reason rule { id name } failoverOrder candidates { provider eligible rejectionReasons detail health } evaluatedAt }
     billPayment { id setuOrderId status confirmation { status } }`;
 
+  /**
+   * The detail, kept current: `orderUpdated` carries the whole detail selection, so an event
+   * re-renders in place (the first event, the order as it is now, changes nothing).
+   */
   async function showOrder(id) {
     const result = await gql(`query OpsOrder($id: ID!) { order(id: $id) { ${ORDER_DETAIL} } }`, { id });
     const order = result.data && result.data.order;
@@ -595,6 +600,21 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
         el("p", { class: "muted", text: `No order ${id}.` }));
       return;
     }
+    let shown = JSON.stringify(order);
+    renderOrder(order, result.errors);
+    if (OPEN_STATUSES.includes(order.status) || order.needsReconciliation) {
+      watchOrders([order.id], (fresh) => {
+        const text = JSON.stringify(fresh);
+        if (text === shown || !location.hash.startsWith("#/orders/")) return;
+        shown = text;
+        renderOrder(fresh, []);
+      }, ORDER_DETAIL);
+    } else {
+      setLive("Live: this order is final", "idle");
+    }
+  }
+
+  function renderOrder(order, errors) {
     const syncResult = el("span", { class: "result", id: "sync-result" });
     const facts = [
       ["Status", badge(order.status, "status")], ["Provider status", order.providerStatus || "—"], ["Provider", order.provider],
@@ -612,7 +632,7 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
     view(
       el("p", {}, el("a", { href: "#/orders", text: "← Orders" })),
       el("h2", {}, "Order ", el("span", { class: "mono", id: "detail-id", text: order.id })),
-      problems(result.errors),
+      problems(errors),
       el("div", { class: "toolbar" },
         el("button", { type: "button", id: "sync-order", text: "Sync with provider", onclick: async () => {
           syncResult.textContent = "Syncing…";
@@ -649,8 +669,6 @@ details pre { max-width: 32rem; max-height: 20rem; overflow: auto; font-size: 11
           el("td", { text: c.provider }), el("td", { text: c.eligible ? "yes" : "no" }), el("td", {}, badge(c.health, "health")),
           el("td", { text: c.rejectionReasons.join(", ") }), el("td", { text: c.detail || "" }))), "No candidates recorded."))
         : el("p", { class: "muted", text: "No routing decision recorded for this order." }));
-    watchOrders(OPEN_STATUSES.includes(order.status) || order.needsReconciliation ? [order.id] : [], () => refreshDetail(order.id));
-    if (!(OPEN_STATUSES.includes(order.status) || order.needsReconciliation)) setLive("Live: this order is final", "idle");
   }
 
   let refreshPending = null;
