@@ -131,25 +131,28 @@ public final class Gateway: Sendable {
 
     /// The HTTP handler: `POST /webhooks/{provider}` here, everything else to `graphQL`.
     public func httpHandler(graphQL: GraphQLHTTPHandler) -> any HTTPHandler {
-        GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks)
+        GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks, setuPartner: services.setuPartner)
     }
 }
 
 /// Routes provider webhooks to the gateway, `/ops` to the ops page and the rest to GraphQL over HTTP.
 struct GatewayHTTPHandler: HTTPHandler {
     /// What a path leads to.
-    enum Destination: Sendable { case webhook, opsPage, opsFile }
+    enum Destination: Sendable { case webhook, setuPartner, opsPage, opsFile }
 
     let graphQL: GraphQLHTTPHandler
     let webhooks: WebhookService
+    let setuPartner: SetuPartnerEndpoints
     let router: Router<Destination>
 
-    init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService) {
+    init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService, setuPartner: SetuPartnerEndpoints) {
         self.graphQL = graphQL
         self.webhooks = webhooks
+        self.setuPartner = setuPartner
         var router = Router<Destination>()
         // A fixed, valid pattern: a failure here is a programming error caught by every test.
         try? router.add("POST /webhooks/{provider}", .webhook)
+        try? router.add("POST /setu/v1/{call}", .setuPartner)
         try? router.add("/ops", .opsPage)
         try? router.add("/ops/{file}", .opsFile)
         self.router = router
@@ -157,7 +160,7 @@ struct GatewayHTTPHandler: HTTPHandler {
 
     func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
         switch router.match(method: request.method, path: request.path) {
-        case .found(.webhook, _): return nil
+        case .found(.webhook, _), .found(.setuPartner, _): return nil
         case .found(.opsPage, _): return OpsPage.response(file: nil, method: request.method)
         case .found(.opsFile, let parameters): return OpsPage.response(file: parameters["file"], method: request.method)
         case .methodNotAllowed(let allowed):
@@ -170,6 +173,15 @@ struct GatewayHTTPHandler: HTTPHandler {
         switch router.match(method: request.method, path: request.path) {
         case .found(.webhook, let parameters):
             return await webhook(provider: parameters["provider"] ?? "", request: request)
+        case .found(.setuPartner, let parameters):
+            // Setu calling PayQL (getPaymentStatus, refund): plain JSON routes, not GraphQL.
+            do {
+                let answer = try await setuPartner.handle(call: parameters["call"] ?? "", headers: request.headers.map { (name: $0.name, value: $0.value) },
+                                                          body: request.body)
+                return HTTPResponse(status: answer.status, headers: ["content-type": "application/json"], body: answer.body)
+            } catch {
+                return Self.json(503, ["status": "failure", "message": "try again"])
+            }
         case .found(.opsPage, _):
             return OpsPage.response(file: nil, method: request.method)
         case .found(.opsFile, let parameters):

@@ -13,7 +13,7 @@ enum ProviderOptions {
                            [--razorpay-key-id ID] [--razorpay-base-url URL]     secrets: PAYQL_RAZORPAY_KEY_SECRET, PAYQL_RAZORPAY_WEBHOOK_SECRET
                            [--cashfree-client-id ID] [--cashfree-base-url URL]  secrets: PAYQL_CASHFREE_CLIENT_SECRET
                            [--instamojo-client-id ID] [--instamojo-base-url URL] secrets: PAYQL_INSTAMOJO_CLIENT_SECRET, PAYQL_INSTAMOJO_SALT
-                           [--setu-client-id ID] [--setu-partner-id N] [--setu-base-url URL] secrets: PAYQL_SETU_CLIENT_SECRET, PAYQL_SETU_WEBHOOK_KEY
+                           [--setu-client-id ID] [--setu-partner-id N] [--setu-base-url URL] secrets: PAYQL_SETU_CLIENT_SECRET, PAYQL_SETU_WEBHOOK_KEY, PAYQL_SETU_BILLPAY_API_KEY
     """
 
     static func settings(from options: Options) throws -> ProviderSettings {
@@ -37,10 +37,11 @@ enum ProviderOptions {
             guard let partner = options.string("setu-partner-id") else { throw UsageError("--setu-client-id needs --setu-partner-id") }
             settings.setu = .init(baseURL: options.string("setu-base-url") ?? SetuConfiguration.sandboxBaseURL, clientID: clientID,
                                   secret: Secret(try required(options, "setu-client-secret", for: "--setu-client-id")), partnerID: partner,
-                                  webhookKey: Secret(try required(options, "setu-webhook-key", for: "--setu-client-id")))
+                                  webhookKey: Secret(try required(options, "setu-webhook-key", for: "--setu-client-id")),
+                                  billPayAPIKey: try options.secret("setu-billpay-api-key").map(Secret.init))
         }
         for name in ["razorpay-key-secret", "razorpay-webhook-secret", "cashfree-client-secret", "instamojo-client-secret",
-                     "instamojo-salt", "setu-client-secret", "setu-webhook-key"] {
+                     "instamojo-salt", "setu-client-secret", "setu-webhook-key", "setu-billpay-api-key"] {
             _ = try options.secret(name)   // refuses secrets given on the command line
         }
         return settings
@@ -62,6 +63,8 @@ enum ProviderOptions {
             configuration.webhookTargets.append(WebhookTarget(provider: provider, url: "http://\(host):\(payqlPort)/webhooks/\(provider.rawValue)"))
         }
         configuration.webhookRetries = 3
+        // Setu's calls to the partner (getPaymentStatus, refund) go to this PayQL.
+        configuration.setuPartnerURL = "http://\(host):\(payqlPort)"
         return try await SandboxServer.start(configuration)
     }
 
@@ -83,7 +86,8 @@ enum ProviderOptions {
         }
         if settings.setu == nil {
             settings.setu = .init(baseURL: sandbox.baseURL(for: .setu), clientID: credentials.setuClientID, secret: Secret(credentials.setuSecret),
-                                  partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey))
+                                  partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey),
+                                  billPayAPIKey: Secret(credentials.setuBillPayAPIKey))
         }
         return settings
     }

@@ -39,6 +39,13 @@ enum BillPayResolvers {
             return ["billPayment": payment.map(BillPaymentView.init), "order": order.map(OrderView.init)]
         }
 
+        MutationResolvers.mutation(&set, "resendBillPaymentConfirmation", services) { input, _ in
+            let bill = try await services.billConfirmations.resend(billPaymentID: try input.requiredID("billPaymentId", of: .billPayment))
+            return MutationResolvers.MutationResult(members: ["billPayment": BillPaymentView(record: bill)], ids: ["billPayment": bill.id])
+        } replay: { ids in
+            ["billPayment": try await ids.uuid("billPayment").asyncMap { try await services.billPayStore.payments(ids: [$0])[$0] }?.map(BillPaymentView.init)]
+        }
+
         set.async("Query", "billPayment") { input in
             let principal = try input.gateway.principal
             let record: BillPaymentRecord?

@@ -24,6 +24,8 @@ final class GatewayServices: Sendable {
     let rewards: RewardService
     let billPayStore: BillPayStore
     let billPay: BillPayService
+    let setuPartner: SetuPartnerEndpoints
+    let billConfirmations: BillConfirmations
 
     init(pool: PostgresPool, configuration: GatewayConfiguration, providers: ProviderRegistry, keys: APIKeys) {
         self.pool = pool
@@ -51,5 +53,8 @@ final class GatewayServices: Sendable {
         billPayStore = BillPayStore(pool: pool)
         billPay = BillPayService(store: billPayStore, customers: customerStore, orders: orders, orderStore: orderStore, providers: providers,
                                  configuration: configuration)
+        let refunds = RefundService(refunds: RefundStore(pool: pool), payments: paymentStore, orders: orderStore, providers: providers)
+        setuPartner = SetuPartnerEndpoints(store: billPayStore, refunds: refunds, providers: providers)
+        billConfirmations = BillConfirmations(pool: pool, providers: providers, refunds: refunds)
     }
 }

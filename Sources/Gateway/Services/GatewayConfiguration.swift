@@ -11,8 +11,6 @@ public struct GatewayConfiguration: Sendable {
     /// How long a Setu bill-pay link may start a bill payment (`BillPayLink.expiresAt`). Setu documents links as single-use
     /// without a lifetime; PayQL refuses older ones so that a stale web view session is not paid. Default 1 h.
     public var billPayLinkLifetime: Duration = .seconds(3600)
-    /// How long PayQL keeps trying to deliver a Setu payment-event before it is FAILED (decision 7). Default 24 h.
-    public var billConfirmationGiveUp: Duration = .seconds(24 * 3600)
 
     /// The defaults.
     public init() {}

@@ -22,6 +22,8 @@ public struct ProviderRegistry: Sendable {
     public var environments: [ProviderName: ProviderEnvironment]
     /// Webhook secrets per provider (Razorpay webhook secret, Cashfree client secret, Instamojo salt, Setu key).
     public var webhookSecrets: [ProviderName: Secret]
+    /// The key Setu presents in `X-SETU-BILLPAY-API-KEY` on PayQL's partner endpoints (`POST /setu/v1/*`); nil: not served.
+    public var setuBillPayAPIKey: Secret?
     /// Recent calls per provider (what `providers { health }` shows); adapters report to ``ProviderHealth/observer``.
     let health = ProviderHealth()
 

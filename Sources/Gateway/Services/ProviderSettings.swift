@@ -45,19 +45,22 @@ public struct ProviderSettings: Sendable {
         }
     }
 
-    /// Setu: client id and secret, partner id, webhook key.
+    /// Setu: client id and secret, partner id, webhook key, and the key Setu presents on PayQL's partner endpoints.
     public struct Setu: Sendable {
         public var baseURL: String
         public var clientID: String
         public var secret: Secret
         public var partnerID: String
         public var webhookKey: Secret
-        public init(baseURL: String, clientID: String, secret: Secret, partnerID: String, webhookKey: Secret) {
+        /// `X-SETU-BILLPAY-API-KEY` on `POST /setu/v1/*` (`PAYQL_SETU_BILLPAY_API_KEY`); nil: those endpoints answer 404.
+        public var billPayAPIKey: Secret?
+        public init(baseURL: String, clientID: String, secret: Secret, partnerID: String, webhookKey: Secret, billPayAPIKey: Secret? = nil) {
             self.baseURL = baseURL
             self.clientID = clientID
             self.secret = secret
             self.partnerID = partnerID
             self.webhookKey = webhookKey
+            self.billPayAPIKey = billPayAPIKey
         }
     }
 
@@ -113,6 +116,7 @@ public struct ProviderSettings: Sendable {
                 baseURL: setu.baseURL, clientID: setu.clientID, secret: setu.secret, partnerID: setu.partnerID, orgID: setu.partnerID,
                 webhookAPIKey: setu.webhookKey, transport: transport), client: client)
             registry.webhookSecrets[.setu] = setu.webhookKey
+            registry.setuBillPayAPIKey = setu.billPayAPIKey
         }
         for provider in ProviderName.allCases { registry.environments[provider] = live.contains(provider) ? .live : .test }
         return registry

@@ -29,6 +29,8 @@ struct RefundService: Sendable {
         var note: String?
         var speed: String
         var reference: String?
+        /// `MERCHANT`, or `SETU` when Setu asked (`POST /setu/v1/refund`).
+        var initiatedBy: String = "MERCHANT"
     }
 
     /// The refund and what went wrong at the provider, if anything.
@@ -78,7 +80,7 @@ struct RefundService: Sendable {
         }
         let reservation = try await refunds.reserve(RefundStore.NewRefund(
             paymentID: payment.id, amountMinor: request.amountMinor, currency: currency, reference: reference, reason: request.reason,
-            note: note, speedRequested: request.speed == "INSTANT" ? "INSTANT" : nil, initiatedBy: "MERCHANT"), field: amountField)
+            note: note, speedRequested: request.speed == "INSTANT" ? "INSTANT" : nil, initiatedBy: request.initiatedBy), field: amountField)
         let refund = reservation.refund
         do {
             let answer = try await context.timingProvider { try await send(refund, payment: reservation.payment, order: reservation.order) }

@@ -57,7 +57,9 @@ struct WebhookService: Sendable {
                     """)
                 return .duplicate
             }
-            let outcome = try await apply(event, eventRowID: eventRowID, on: connection)
+            let outcome = event.provider == .setu
+                ? try await BillPayWebhooks.apply(event, body: body, eventRowID: eventRowID, on: connection)
+                : try await apply(event, eventRowID: eventRowID, on: connection)
             _ = try await connection.query("UPDATE webhook_events SET outcome = \(outcome), processed_at = now() WHERE id = \(eventRowID)")
             return .accepted(outcome)
         }

@@ -13,6 +13,9 @@ extension OrderStore {
         guard let row = rows.first else { throw GatewayRequestError.internal("the order disappeared") }
         try await appendEvent(orderID: order.id, kind: "CANCELLED", status: .cancelled, previous: order.status, providerStatus: providerStatus,
                               source: source, message: message, on: connection)
-        return try record(row)
+        let cancelled = try record(row)
+        // A cancelled order that paid a Setu bill is reported to Setu as FAILURE (decision 7).
+        try await BillConfirmations.orderMoved(cancelled, to: .cancelled, on: connection)
+        return cancelled
     }
 }

@@ -204,6 +204,8 @@ struct OrderStore: Sendable {
         let moved = try record(row)
         // Rewards are allotted in the transaction that makes the order PAID (decision 5).
         if next == .paid { try await RewardStore.allotForPaidOrder(moved, source: source, on: connection) }
+        // The payment-event owed to Setu, when the order pays a bill (decision 7), in this same transaction.
+        try await BillConfirmations.orderMoved(moved, to: next, on: connection)
         return moved
     }
 

@@ -181,6 +181,10 @@ struct RefundStore: Sendable {
             // A full refund takes back the order's rewards (decision 5).
             if fullyRefunded { try await RewardStore.revokeForRefundedOrder(payment.orderID, on: connection) }
         }
+        if let next, next != "PENDING" {
+            // A refund of a bill's payment is reported to Setu (refund-event), through the outbox.
+            try await BillRefundReports.refundSettled(refund, orderID: payment.orderID, on: connection)
+        }
         if refund.status != current.status || refund.needsReconciliation != current.needsReconciliation || refund.providerRefundID != current.providerRefundID {
             guard let orderStatus = try await connection.query("SELECT status FROM orders WHERE id = \(payment.orderID)").single(String.self)
                 .flatMap(OrderStatusName.init(rawValue:)) else { throw GatewayRequestError.internal("the refund's order disappeared") }

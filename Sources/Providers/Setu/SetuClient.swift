@@ -160,6 +160,25 @@ public struct SetuAdapter: PaymentProvider {
         }
     }
 
+    /// `POST /api/v2/webhooks/refund-event` (optional in Setu's docs, setu.md §5): tells Setu the outcome of a
+    /// refund of a bill's payment. The path prefix is not stated [M]; PayQL uses the payment-event's `/api/v2`.
+    /// Retried on transient failures (an acknowledgement of the same refund id is idempotent).
+    public func reportRefund(orderID: String, refundID: String, succeeded: Bool, at seconds: Int64) async throws(ProviderError) {
+        let operation = "reportRefund"
+        let wire = SetuRefundEventRequest(orderId: orderID, refundId: refundID, refundStatus: succeeded ? "success" : "failure",
+                                          refundDateTime: SetuTransformers.utcDateTime(seconds))
+        var extra: [(name: String, value: String)] = []
+        if let user = configuration.apiUser, let password = configuration.apiPassword {
+            extra = [("x-api-user", user), ("x-api-password", password.revealed)]
+        }
+        let answer = try await send(SetuAcknowledgement.self, path: "/api/v2/webhooks/refund-event", body: wire,
+                                    operation: operation, safeToRepeat: true, extraHeaders: extra)
+        guard answer.status == "acknowledged" else {
+            throw ProviderError(.malformedResponse, provider: name, operation: operation,
+                                message: "Setu answered status '\(answer.status)', not acknowledged")
+        }
+    }
+
     /// Verifies `X-BILL-WEBHOOK-API-KEY` against the configured key.
     public func verifyWebhook(_ request: WebhookRequest) -> WebhookVerdict {
         SetuWebhook.verify(request, key: configuration.webhookAPIKey)

@@ -89,6 +89,13 @@ struct SetuPaymentEventRequest: Encodable {
     var remarks: String?
 }
 
+struct SetuRefundEventRequest: Encodable {
+    var orderId: String
+    var refundId: String
+    var refundStatus: String
+    var refundDateTime: String
+}
+
 struct SetuAcknowledgement: Decodable {
     var status: String
 }

@@ -78,6 +78,7 @@ final class GatewayHarness: Sendable {
         let base = "http://127.0.0.1:\(server.port)"
         var sandboxConfiguration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(base + "/webhooks")], faults: sandboxFaults)
         sandboxConfiguration.webhookTimeout = .seconds(10)
+        sandboxConfiguration.setuPartnerURL = base
         let sandbox = try await SandboxServer.start(sandboxConfiguration)
         let client = try HTTPClient()
         let credentials = sandbox.credentials
@@ -89,7 +90,8 @@ final class GatewayHarness: Sendable {
             instamojo: .init(baseURL: sandbox.baseURL(for: .instamojo), clientID: credentials.instamojoClientID,
                              clientSecret: Secret(credentials.instamojoClientSecret), salt: Secret(credentials.instamojoPrivateSalt)),
             setu: .init(baseURL: sandbox.baseURL(for: .setu), clientID: credentials.setuClientID, secret: Secret(credentials.setuSecret),
-                        partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey)),
+                        partnerID: credentials.setuPartnerID, webhookKey: Secret(credentials.setuWebhookKey),
+                        billPayAPIKey: Secret(credentials.setuBillPayAPIKey)),
             transport: transport)
         providers(&settings)
         let metrics = MetricsRegistry()

@@ -1,0 +1,61 @@
+import Foundation
+import JSON
+import PaymentsCore
+import Postgres
+import Providers
+
+/// Setu's user-event webhooks (flow F23) applied to bill payments, inside the transaction that
+/// stores the event. Setu names the bill payment by its `orderId` (a sample uses an id without
+/// `COUWL`), else by the link's `sessionId`. Bill fetches and disputes are stored, not applied.
+enum BillPayWebhooks {
+    /// The bill payment status a user event moves to; nil for events about no payment.
+    static func status(event: String) -> String? {
+        switch event {
+        case "bill_payment_success": "BILL_PAID"
+        case "bill_payment_failure": "BILL_PAYMENT_FAILED"
+        case "bill_collection_failure": "COLLECTION_FAILED"
+        case "bill_payment_refunded": "REFUNDED"
+        default: nil
+        }
+    }
+
+    /// Applies `event` (its raw `body` for the biller and bill fields); returns the stored outcome.
+    static func apply(_ event: WebhookEvent, body: [UInt8], eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
+        guard let status = status(event: event.type) else { return "IGNORED" }
+        let parsed = try? JSONParser.parse(body)
+        var bill: BillPaymentRecord?
+        if let orderID = event.orderID {
+            bill = try await connection.query("""
+                SELECT \(sql: BillPayStore.paymentColumns) FROM bill_payments WHERE setu_order_id = \(orderID) FOR UPDATE
+                """).first.map(BillPayStore.payment)
+        }
+        if bill == nil, let session = parsed?["sessionId"]?.stringValue {
+            bill = try await connection.query("""
+                SELECT \(sql: BillPayStore.paymentColumns) FROM bill_payments
+                WHERE bill_pay_link_id = (SELECT id FROM bill_pay_links WHERE session_id = \(session))
+                ORDER BY created_at DESC LIMIT 1 FOR UPDATE
+                """).first.map(BillPayStore.payment)
+        }
+        guard let bill else { return "UNMATCHED" }
+        if let orderID = bill.orderID {
+            _ = try await connection.query("UPDATE webhook_events SET order_id = \(orderID) WHERE id = \(eventRowID)")
+        }
+        // A refunded bill stays refunded; a late event does not undo it.
+        guard bill.status != "REFUNDED" else { return "APPLIED" }
+        let flag: String? = status == "COLLECTION_FAILED"
+            ? "COLLECTION_FAILED: the money was collected but Setu could not pay the bill; Setu is expected to ask for a refund" : nil
+        let bills = parsed?["billDetails"]?.arrayValue.map { PostgresJSONB(text: JSONWriter.string(.array($0))) }
+        _ = try await connection.query("""
+            UPDATE bill_payments SET status = \(status), setu_transaction_id = coalesce(\(event.paymentID), setu_transaction_id),
+                biller_id = coalesce(\(parsed?["billerId"]?.stringValue), biller_id),
+                biller_name = coalesce(\(parsed?["billerName"]?.stringValue), biller_name),
+                biller_category = coalesce(\(parsed?["billerCategory"]?.stringValue), biller_category),
+                bills = coalesce(\(bills), bills),
+                flagged_reason = coalesce(\(flag), flagged_reason), flagged_at = CASE WHEN \(flag != nil) THEN now() ELSE flagged_at END,
+                updated_at = now()
+            WHERE id = \(bill.id)
+            """)
+        try await BillPayStore.notify(bill.id, on: connection)
+        return "APPLIED"
+    }
+}
