@@ -109,7 +109,7 @@ import Testing
             // A customer with a phone: Cashfree collects (it can restrict methods).
             let customer = try await h.graphQL(#"mutation { createCustomer(input: {name: "Asha Rao", phone: "9876543210"}) { customer { id } } }"#)
             let customerID = try #require(customer.data("createCustomer")?["customer"]?["id"]?.stringValue)
-            let answer = try await Self.start(h, sent, link: link, extra: "customerId: \"\(customerID)\"")
+            let answer = try await Self.start(h, sent, link: link, extra: "customerId: \"\(customerID)\", provider: CASHFREE")
             #expect(answer.userErrorCodes("startBillPayment") == [])
             let bill = try #require(answer.data("startBillPayment")?["billPayment"])
             #expect(bill["setuOrderId"]?.stringValue == data["orderId"]?.stringValue)
@@ -135,7 +135,7 @@ import Testing
             #expect(stored == .some(nil))
 
             // The web view posts twice / the app retries: the same bill payment and order, nothing new.
-            let again = try await Self.start(h, sent, link: link, extra: "customerId: \"\(customerID)\"")
+            let again = try await Self.start(h, sent, link: link, extra: "customerId: \"\(customerID)\", provider: CASHFREE")
             #expect(again.data("startBillPayment")?["billPayment"]?["id"] == bill["id"])
             #expect(again.data("startBillPayment")?["order"]?["id"] == order["id"])
             #expect(try await h.count("bill_payments") == 1)
@@ -233,6 +233,16 @@ import Testing
             #expect(answer.userErrorCodes("startBillPayment") == [])
             let read = try await h.graphQL("query($s: String) { billPayment(setuOrderId: $s) { customer { id } } }", variables: ["s": "COUWLcap1"], key: .some(token))
             #expect(read.data("billPayment")?["customer"]?["id"]?.stringValue == customerID)
+            // Only UPI allowed, Cashfree collecting: the order is restricted to UPI (Cashfree payment_methods).
+            var upiOnly = within
+            upiOnly["orderId"] = "COUWLcap2"
+            upiOnly["allowedPaymentModes"] = "UPI"
+            let restricted = try await Self.start(h, upiOnly, extra: "provider: CASHFREE", key: token)
+            #expect(restricted.data("startBillPayment")?["order"]?["provider"]?.stringValue == "CASHFREE")
+            let method = try await h.pool.query("""
+                SELECT o.method FROM orders o JOIN bill_payments b ON b.order_id = o.id WHERE b.setu_order_id = 'COUWLcap2'
+                """).single(String?.self)
+            #expect(method == .some("upi"))
         }
     }
 }

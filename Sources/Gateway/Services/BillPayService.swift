@@ -214,8 +214,20 @@ struct BillPayService: Sendable {
         if let link, try await store.isExpired(linkID: link.id) {
             throw UserError(.invalidState, "the bill-pay link expired at \(link.expiresAt.rfc3339); create a new one", field: ["input", "billPayLinkId"])
         }
-        let provider = try collectingProvider(request.provider, customerHasPhone: customer?.phone != nil)
-        let method = Self.restrictedMethod(provider: provider, allowed: allowed, chosen: request.paymentMode)
+        let asked = try collectingProvider(request.provider)
+        // Restrict the order to the bill's modes where the collecting provider can (Cashfree): the provider asked
+        // for, else the one routing would choose for this order.
+        var method: PaymentMethodKind?
+        if let candidate = Self.candidateMethod(allowed: allowed, chosen: request.paymentMode) {
+            var provider = asked
+            if provider == nil {
+                provider = try await orders.route(OrderService.CreateRequest(
+                    amountMinor: amountMinor, currency: "INR", receipt: nil, customerID: customerID, provider: nil, flow: "STANDARD",
+                    method: candidate.rawValue, description: nil, notes: nil, returnURL: request.returnURL, expiresAt: nil, tpvBankAccountID: nil),
+                    customer: customer).provider
+            }
+            if provider == .cashfree { method = candidate }
+        }
         guard let inserted = try await store.insertPayment(BillPayStore.NewPayment(
             setuOrderID: initiation.orderID, linkID: link?.id, customerID: customerID, mobileNumber: mobile, setuCustomerID: initiation.customerID,
             amountMinor: amountMinor, allowedModes: allowed, allowedModesRaw: request.data["allowedPaymentModes"]?.stringValue,
@@ -229,7 +241,7 @@ struct BillPayService: Sendable {
         let order: OrderRecord
         do {
             order = try await orders.create(OrderService.CreateRequest(
-                amountMinor: amountMinor, currency: "INR", receipt: nil, customerID: customerID, provider: provider, flow: "STANDARD",
+                amountMinor: amountMinor, currency: "INR", receipt: nil, customerID: customerID, provider: asked, flow: "STANDARD",
                 method: method?.rawValue, description: "Setu bill payment \(initiation.orderID)",
                 notes: [("setu_order_id", initiation.orderID)], returnURL: request.returnURL, expiresAt: nil, tpvBankAccountID: nil), context: context)
         } catch {
@@ -256,29 +268,20 @@ struct BillPayService: Sendable {
         return Started(billPayment: existing, order: order, userErrors: [])
     }
 
-    /// The provider that collects the money: the one asked for, else Cashfree when the customer has a phone
-    /// (Cashfree needs one; it can restrict methods), else the first configured of Razorpay, Cashfree, Instamojo.
-    /// Routing rules take over once they exist.
-    func collectingProvider(_ asked: ProviderName?, customerHasPhone: Bool) throws(UserError) -> ProviderName {
-        if let asked {
-            guard asked != .setu else {
-                throw UserError(.capabilityNotSupported, "SETU collects no money itself; choose RAZORPAY, CASHFREE or INSTAMOJO", field: ["input", "provider"])
-            }
-            guard providers.isConfigured(asked) else { throw UserError(.noRoute, "\(asked.graphQLName) is not configured", field: ["input", "provider"]) }
-            return asked
+    /// The provider asked for, checked (not SETU, configured); nil: routing decides (API README, "Routing").
+    func collectingProvider(_ asked: ProviderName?) throws(UserError) -> ProviderName? {
+        guard let asked else { return nil }
+        guard asked != .setu else {
+            throw UserError(.capabilityNotSupported, "SETU collects no money itself; choose RAZORPAY, CASHFREE or INSTAMOJO", field: ["input", "provider"])
         }
-        let preferred: [ProviderName] = customerHasPhone ? [.cashfree, .razorpay, .instamojo] : [.razorpay, .cashfree, .instamojo]
-        guard let provider = preferred.first(where: providers.isConfigured) else {
-            throw UserError(.noRoute, "no payment provider is configured to collect the bill", field: ["input", "provider"])
-        }
-        return provider
+        guard providers.isConfigured(asked) else { throw UserError(.noRoute, "\(asked.graphQLName) is not configured", field: ["input", "provider"]) }
+        return asked
     }
 
-    /// The one method the order is restricted to, where the provider can restrict (Cashfree `payment_methods`):
-    /// the mode the customer chose, else the single method all allowed modes share. Razorpay restricts only
-    /// TPV orders and Instamojo not at all; there the mode is checked when the payment is confirmed (decision 7).
-    static func restrictedMethod(provider: ProviderName, allowed: [String], chosen: String?) -> PaymentMethodKind? {
-        guard provider == .cashfree else { return nil }
+    /// The one method an order for the bill could be restricted to: the mode the customer chose, else the single
+    /// method all allowed modes share. Only Cashfree restricts (`payment_methods`): Razorpay restricts only TPV
+    /// orders and Instamojo not at all; there the mode is checked when the payment is confirmed (decision 7).
+    static func candidateMethod(allowed: [String], chosen: String?) -> PaymentMethodKind? {
         if let chosen { return BillPaymentModes.method(forSetuMode: chosen) }
         let methods = Set(allowed.map(BillPaymentModes.method(forSetuMode:)))
         guard methods.count == 1, let only = methods.first else { return nil }
