@@ -287,6 +287,25 @@ def main() -> int:
                 check.wait("the webhook log lists the sandbox's webhooks", lambda d: d.find_elements(By.CSS_SELECTOR, "#webhook-log tr[data-webhook-id]"))
             if name == "providers":
                 check.wait("provider health lists RAZORPAY", lambda d: d.find_elements(By.CSS_SELECTOR, 'tr[data-provider="RAZORPAY"]'))
+            if name == "routing" and not d.find_elements(By.CSS_SELECTOR, ".not-implemented"):
+                form = d.find_element(By.ID, "rule-form")
+                form.find_element(By.NAME, "name").send_keys("Browser test: UPI to Cashfree")
+                priority = form.find_element(By.NAME, "priority")
+                priority.clear()
+                priority.send_keys("10")
+                form.find_element(By.NAME, "providers").send_keys("CASHFREE, RAZORPAY")
+                form.find_element(By.CSS_SELECTOR, 'input[name="methods"][value="UPI"]').click()
+                form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+                check.wait("a routing rule made on the page is listed",
+                           lambda d: "Browser test: UPI to Cashfree" in text_of(d, "#view table"))
+            if name == "rewards" and not d.find_elements(By.CSS_SELECTOR, ".not-implemented"):
+                form = d.find_element(By.ID, "offer-form")
+                form.find_element(By.NAME, "name").send_keys("Browser test cashback")
+                form.find_element(By.NAME, "partnerName").send_keys("Sandbox Partner")
+                form.find_element(By.NAME, "coupons").send_keys("BROWSER-1\nBROWSER-2")
+                form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+                check.wait("a reward offer made on the page is listed with its 2 coupons",
+                           lambda d: "Browser test cashback" in text_of(d, "#view table") and "Sandbox Partner" in text_of(d, "#view table"))
             time.sleep(0.3)
             shot(d, file)
 
