@@ -46,6 +46,31 @@ import Testing
             #expect(done.data("verifyOrderPayment")?["order"]?["status"]?.stringValue == "PAID")
         }
     }
+
+    @Test func theSetuExampleRunsAgainstTheSandbox() async throws {
+        let text = try #require(try Self.examples().first { $0.name == "setu.graphql" }?.text)
+        try await GatewayHarness.run { h in
+            let link = try await h.graphQLNamed(text, operation: "Link", variables: [:])
+            #expect(link.userErrorCodes("createBillPayLink") == [], "\(link.json)")
+            let created = try #require(link.data("createBillPayLink")?["billPayLink"])
+            #expect(created["scenario"]?.stringValue == "BILL")
+            #expect(created["sessionId"]?.stringValue?.isEmpty == false)
+            let id = try #require(created["id"]?.stringValue)
+            let start = try await h.graphQLNamed(text, operation: "Start", variables: ["link": .string(id)])
+            #expect(start.userErrorCodes("startBillPayment") == [], "\(start.json)")
+            let bill = try #require(start.data("startBillPayment")?["billPayment"])
+            #expect(bill["setuOrderId"]?.stringValue == "COUWLZ7pFtTgr9LtO")
+            #expect(bill["amount"]?["decimal"]?.stringValue == "3522.20")
+            #expect(bill["allowedPaymentModes"] == .array(["UPI", "INTERNET_BANKING"]))
+            #expect(bill["deprecatedFieldsUsed"] == .array(["callback"]))
+            #expect(bill["status"]?.stringValue == "AWAITING_PAYMENT")
+            #expect(start.data("startBillPayment")?["order"]?["checkout"]?["__typename"]?.stringValue?.isEmpty == false)
+            // The same call again (its idempotency key): the same bill payment.
+            let again = try await h.graphQLNamed(text, operation: "Start", variables: ["link": .string(id)])
+            #expect(again.data("startBillPayment")?["billPayment"]?["id"] == bill["id"])
+            #expect(try await h.count("bill_payments") == 1)
+        }
+    }
 }
 
 extension GatewayHarness {

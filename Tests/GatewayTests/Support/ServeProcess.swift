@@ -39,6 +39,9 @@ struct ServeProcess: Sendable {
             "PAYQL_RAZORPAY_KEY_SECRET": credentials.razorpayKeySecret,
             "PAYQL_RAZORPAY_WEBHOOK_SECRET": credentials.razorpayWebhookSecret,
             "PAYQL_CASHFREE_CLIENT_SECRET": credentials.cashfreeClientSecret,
+            // Used only when `extra` configures Setu (`setuArguments`).
+            "PAYQL_SETU_CLIENT_SECRET": credentials.setuSecret,
+            "PAYQL_SETU_WEBHOOK_KEY": credentials.setuWebhookKey,
         ]
         let process = try ChildProcess(executable: binary, arguments: arguments, environment: environment,
                                        standardOutput: .file(logPath), standardError: .standardOutput)
@@ -57,6 +60,12 @@ struct ServeProcess: Sendable {
         _ = process.waitForExit()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         throw Failure(description: "payql serve did not start: \(log.suffix(2000))")
+    }
+
+    /// `extra` arguments wiring Setu to `sandbox` (its secrets come from the environment `start` sets).
+    static func setuArguments(_ sandbox: SandboxServer) -> [String] {
+        ["--setu-client-id", sandbox.credentials.setuClientID, "--setu-partner-id", sandbox.credentials.setuPartnerID,
+         "--setu-base-url", sandbox.baseURL(for: .setu)]
     }
 
     /// SIGTERM, then waits for the exit (off the cooperative pool); the exit status.
