@@ -20,7 +20,10 @@ run: build
 ##  1. the Swift test suites (PostgreSQL tests start a private cluster themselves),
 ##  2. the differential check of the GraphQL engine against graphql-js,
 ##  3. the providers' official Python SDKs (PyPI) against `payql sandbox`,
-##  4. the ops page in headless Chromium against `payql serve` (Tests/browser).
+##  4. the ops page in headless Chromium against `payql serve` (Tests/browser),
+##  5. real clients against `payql serve` with the sandbox: Python gql, graphql-js,
+##     an Apollo-style APQ client, a bounded schemathesis run (Tests/Clients/run.sh),
+##  6. the compose file, checked by Debian's docker-compose (no daemon needed).
 ## The Swift suites run in three groups so that CPU-heavy tests (the GraphQL
 ## engine's) do not share the two cores with the loopback tests that assert
 ## timeouts and deadlines.
@@ -37,6 +40,8 @@ test: deps
 	PAYQL="$$($(SWIFT) build --show-bin-path)/payql" Tests/GraphQLDifferential/run.sh
 	PAYQL_BIN="$$($(SWIFT) build --show-bin-path)/payql" Tests/ProviderSDKs/run.sh
 	timeout 600 /usr/bin/python3 Tests/browser/ops_page_test.py "$$($(SWIFT) build --show-bin-path)/payql"
+	PAYQL_BIN="$$($(SWIFT) build --show-bin-path)/payql" Tests/Clients/run.sh
+	docker-compose -f docker/docker-compose.yml config --quiet
 
 clean:
 	rm -rf .build .payql

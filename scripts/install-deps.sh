@@ -9,7 +9,8 @@ packages=(
   postgresql                                                  # embedded cluster for run and tests
   node-graphql nodejs                                         # graphql-js: differential checks, benchmarks
   wrk                                                         # HTTP benchmarks
-  python3-venv                                                # provider SDK checks (PyPI)
+  python3-venv                                                # provider SDK and client checks (PyPI)
+  docker-compose                                              # `docker-compose config` checks docker/docker-compose.yml
   chromium chromium-driver python3-selenium                   # the ops page's browser test
 )
 
