@@ -66,7 +66,7 @@ timeout 120 node "$here/graphql_js.js" "$url" "$secret" || status=1
 
 # Bounded: ~50 operations × SCHEMATHESIS_EXAMPLES cases; a request that takes 30 s counts as a hang
 # (an error, non-zero exit). `payql_server_error` (schemathesis_hooks.py) is HTTP 5xx or INTERNAL.
-examples="${SCHEMATHESIS_EXAMPLES:-25}"
+examples="${SCHEMATHESIS_EXAMPLES:-15}"
 seed="${SCHEMATHESIS_SEED:-20261201}"
 echo "schemathesis (GraphQL, SECRET key, --max-examples $examples --seed $seed)"
 if (cd "$work" && SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$here" timeout 600 \

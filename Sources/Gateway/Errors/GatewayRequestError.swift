@@ -25,11 +25,17 @@ public struct GatewayRequestError: Error, Sendable, GraphQLReportableError, Cust
         GatewayRequestError(code: "INTERNAL", message: "Internal error (\(message)).")
     }
 
-    /// A database failure: during an outage (restart, fail-over) a clear "retry", otherwise a bare INTERNAL.
+    /// A database failure: during an outage (restart, fail-over) a clear "retry"; a client's text that
+    /// PostgreSQL cannot hold (U+0000, refused before it is sent, or in JSON) BAD_USER_INPUT — a filter
+    /// value with it matches nothing stored and cannot be searched for; otherwise a bare INTERNAL.
     static func database(_ error: PostgresError) -> GatewayRequestError {
-        OutageRetry.isOutage(error)
-            ? GatewayRequestError(code: "INTERNAL", message: "The database is unavailable (restarting or unreachable); retry the request with the same idempotency key.")
-            : .internal("database")
+        if OutageRetry.isOutage(error) {
+            return GatewayRequestError(code: "INTERNAL", message: "The database is unavailable (restarting or unreachable); retry the request with the same idempotency key.")
+        }
+        if error.code == .invalidInput || error.sqlState == "22P05" || error.sqlState == "22021" {
+            return .badInput("A text argument contains the character U+0000, which PayQL cannot store or search for.")
+        }
+        return .internal("database")
     }
 
     /// An argument in the right format but unusable (e.g. `first` above 100).

@@ -27,7 +27,8 @@ struct IdempotencyKeys: Sendable {
         case inUse
     }
 
-    /// A key from the input or the `Idempotency-Key` header: 1–255 characters, equal if both are given.
+    /// A key from the input or the `Idempotency-Key` header: 1–255 characters without control characters
+    /// (PostgreSQL text cannot hold U+0000), equal if both are given.
     static func key(input: String?, header: String?) -> Result<String?, UserError> {
         if let input, let header, input != header {
             return .failure(UserError(.invalidParameterCombination, "idempotencyKey and the Idempotency-Key header differ",
@@ -36,6 +37,9 @@ struct IdempotencyKeys: Sendable {
         guard let key = input ?? header else { return .success(nil) }
         guard (1...255).contains(key.count) else {
             return .failure(UserError(.validationFailed, "idempotencyKey must be 1–255 characters", field: ["input", "idempotencyKey"]))
+        }
+        guard !key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return .failure(UserError(.validationFailed, "idempotencyKey must not contain control characters", field: ["input", "idempotencyKey"]))
         }
         return .success(key)
     }
