@@ -184,6 +184,6 @@ struct LinkedAccountStore: Sendable {
 extension LinkedAccountStore {
     /// The customers whose phone is this Indian mobile number (stored E.164: `+91` and the ten digits).
     func customerIDs(mobile: String) async throws -> [UUID] {
-        try await pool.query("SELECT id FROM customers WHERE phone = \("+91" + mobile) ORDER BY created_at, id LIMIT 2").decode(UUID.self)
+        try await pool.query("SELECT id FROM customers WHERE contact = \("+91" + mobile) ORDER BY created_at, id LIMIT 2").decode(UUID.self)
     }
 }
