@@ -17,6 +17,8 @@ public final class Gateway: Sendable {
     public let keys: APIKeys
     let services: GatewayServices
     let scopes: ScopeRequirements
+    /// Webhook, pool and reconciler figures on `/metrics`; nil when no registry was given.
+    let metrics: GatewayMetrics?
 
     /// The SDL served at `/schema.graphql`.
     public static var sdl: String { EmbeddedSchema.sdl }
@@ -32,7 +34,7 @@ public final class Gateway: Sendable {
     }
 
     /// A gateway over `pool` and the configured `providers`.
-    ///   - metrics: where provider calls are counted (`/metrics`); nil: not counted.
+    ///   - metrics: where provider calls, webhooks, the pool and the reconciler backlog are counted (`/metrics`); nil: not counted.
     public init(pool: PostgresPool, providers: ProviderRegistry, configuration: GatewayConfiguration = .init(),
                 metrics: MetricsRegistry? = nil) throws {
         if let metrics { providers.health.attach(metrics) }
@@ -56,6 +58,7 @@ public final class Gateway: Sendable {
         self.keys = keys
         self.services = services
         self.scopes = scopes
+        self.metrics = metrics.map { GatewayMetrics(registry: $0, pool: pool) }
     }
 
     /// Builds each request's context from `Authorization: Bearer <key or session token>`;
@@ -131,7 +134,7 @@ public final class Gateway: Sendable {
 
     /// The HTTP handler: `POST /webhooks/{provider}` here, everything else to `graphQL`.
     public func httpHandler(graphQL: GraphQLHTTPHandler) -> any HTTPHandler {
-        GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks, setuPartner: services.setuPartner)
+        GatewayHTTPHandler(graphQL: graphQL, webhooks: services.webhooks, setuPartner: services.setuPartner, metrics: metrics)
     }
 }
 
@@ -143,12 +146,14 @@ struct GatewayHTTPHandler: HTTPHandler {
     let graphQL: GraphQLHTTPHandler
     let webhooks: WebhookService
     let setuPartner: SetuPartnerEndpoints
+    let metrics: GatewayMetrics?
     let router: Router<Destination>
 
-    init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService, setuPartner: SetuPartnerEndpoints) {
+    init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService, setuPartner: SetuPartnerEndpoints, metrics: GatewayMetrics?) {
         self.graphQL = graphQL
         self.webhooks = webhooks
         self.setuPartner = setuPartner
+        self.metrics = metrics
         var router = Router<Destination>()
         // A fixed, valid pattern: a failure here is a programming error caught by every test.
         try? router.add("POST /webhooks/{provider}", .webhook)
@@ -165,7 +170,10 @@ struct GatewayHTTPHandler: HTTPHandler {
         case .found(.opsFile, let parameters): return OpsPage.response(file: parameters["file"], method: request.method)
         case .methodNotAllowed(let allowed):
             return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
-        case .notFound: return graphQL.respondImmediately(to: &request)
+        case .notFound:
+            // `/metrics` reads the database (the reconciler backlog): answered in `handle`, off the server thread.
+            if metrics != nil, request.path == "/metrics", request.method == "GET" || request.method == "HEAD" { return nil }
+            return graphQL.respondImmediately(to: &request)
         }
     }
 
@@ -189,6 +197,7 @@ struct GatewayHTTPHandler: HTTPHandler {
         case .methodNotAllowed(let allowed):
             return Self.json(405, ["error": "webhooks are POSTed"], headers: ["allow": allowed.joined(separator: ", ")])
         case .notFound:
+            if let metrics, request.path == "/metrics" { await metrics.refresh() }
             return await graphQL.handle(request)
         }
     }
@@ -196,13 +205,21 @@ struct GatewayHTTPHandler: HTTPHandler {
     private func webhook(provider: String, request: HTTPRequest) async -> HTTPResponse {
         do {
             let headers = request.headers.map { (name: $0.name, value: $0.value) }
-            switch try await webhooks.receive(provider: provider, headers: headers, body: request.body) {
-            case .accepted(let outcome): return Self.json(200, ["status": .string(outcome)])
+            let outcome = try await webhooks.receive(provider: provider, headers: headers, body: request.body)
+            switch outcome {
+            case .accepted(let stored): metrics?.webhook(provider: provider, result: stored.lowercased())
+            case .duplicate: metrics?.webhook(provider: provider, result: "duplicate")
+            case .rejected: metrics?.webhook(provider: provider, result: "rejected")
+            case .unknownProvider: metrics?.webhook(provider: "unknown", result: "unknown_provider")
+            }
+            switch outcome {
+            case .accepted(let stored): return Self.json(200, ["status": .string(stored)])
             case .duplicate: return Self.json(200, ["status": "DUPLICATE"])
             case .rejected: return Self.json(401, ["error": "invalid signature"])
             case .unknownProvider: return Self.json(404, ["error": "no such provider configured"])
             }
         } catch {
+            metrics?.webhook(provider: provider, result: "error")
             // Not stored: the provider retries later (its webhooks are at least once).
             return Self.json(503, ["error": "the webhook could not be stored; retry"])
         }
