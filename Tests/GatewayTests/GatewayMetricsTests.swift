@@ -67,4 +67,27 @@ import Testing
             #expect((Self.value(after, "payql_metrics_refresh_failures_total") ?? 0) == 0)
         }
     }
+
+    @Test func theOutboxDepthAndAgeAreReadByKindAndGoBackToZero() async throws {
+        try await GatewayHarness.run { h in
+            // Two undelivered messages, the older 40 s old, due only tomorrow (no worker takes them meanwhile).
+            for age in [40, 5] {
+                _ = try await h.pool.query("""
+                    INSERT INTO outbox (kind, object_type, object_id, payload, next_attempt_at, created_at)
+                    VALUES ('metrics.test', 'Order', gen_random_uuid(), '{}'::jsonb, now() + interval '1 day',
+                            now() - make_interval(secs => \(Int64(age))))
+                    """)
+            }
+            let text = try await Self.scrape(h)
+            #expect(Self.value(text, #"payql_outbox_depth{kind="metrics.test"}"#) == 2, "\(text)")
+            #expect((Self.value(text, #"payql_outbox_oldest_age_seconds{kind="metrics.test"}"#) ?? 0) >= 40)
+            _ = try await h.pool.query("""
+                UPDATE outbox SET state = 'DELIVERED', next_attempt_at = NULL, delivered_at = now() WHERE kind = 'metrics.test'
+                """)
+            try await Task.sleep(for: .milliseconds(1200))
+            let drained = try await Self.scrape(h)
+            #expect(Self.value(drained, #"payql_outbox_depth{kind="metrics.test"}"#) == 0, "\(drained)")
+            #expect(Self.value(drained, #"payql_outbox_oldest_age_seconds{kind="metrics.test"}"#) == 0)
+        }
+    }
 }

@@ -7,9 +7,10 @@ import Synchronization
 /// - `payql_webhook_events_total{provider, result}`: every delivery to `/webhooks/{provider}`, by what
 ///   PayQL did with it (`applied`, `unmatched`, `ignored`, `duplicate`, `rejected`, `unknown_provider`, `error`);
 /// - `payql_db_pool_connections{state}` and `payql_db_pool_waiters`: the PostgreSQL pool, read at scrape time;
-/// - `payql_reconciler_backlog`, `payql_reconciler_oldest_due_seconds`, `payql_orders_needing_reconciliation`:
-///   read from the database at scrape time with one bounded statement (a 2 s statement timeout, each count
-///   capped at `countCap`), at most once per `refreshInterval` however often the endpoint is scraped.
+/// - `payql_reconciler_backlog`, `payql_reconciler_oldest_due_seconds`, `payql_orders_needing_reconciliation`,
+///   `payql_outbox_depth{kind}`, `payql_outbox_oldest_age_seconds{kind}`: read from the database at scrape time
+///   with two bounded statements in one transaction (a 2 s statement timeout, each count capped at `countCap`),
+///   at most once per `refreshInterval` however often the endpoint is scraped.
 ///   Shared by every instance on the database: the figures are the database's, not this instance's.
 final class GatewayMetrics: Sendable {
     /// Counts above this are reported as this (a count must not scan a whole table at scrape time).
@@ -22,6 +23,10 @@ final class GatewayMetrics: Sendable {
     private let oldestDue: Gauge
     private let flagged: Gauge
     private let refreshFailures: Counter
+    private let outboxDepth: Gauge
+    private let outboxAge: Gauge
+    /// Outbox kinds seen pending before: set back to 0 when none is pending any more.
+    private let outboxKinds = Mutex<Set<String>>([])
     /// When the database gauges were last read (nil: never), so bursts of scrapes cost one statement.
     private let lastRefresh = Mutex<ContinuousClock.Instant?>(nil)
     /// How long after creation the reconciler first looks at an order (its default `creationGrace`).
@@ -39,6 +44,10 @@ final class GatewayMetrics: Sendable {
                                    help: "How long the longest-waiting due order has been due (0 when none).")
         flagged = registry.gauge("payql_orders_needing_reconciliation",
                                  help: "Orders flagged needsReconciliation (an unknown provider outcome; capped at \(Self.countCap)).")
+        outboxDepth = registry.gauge("payql_outbox_depth", help: "Outbox messages not yet delivered, by kind (capped at \(Self.countCap)).",
+                                     labels: ["kind"])
+        outboxAge = registry.gauge("payql_outbox_oldest_age_seconds",
+                                   help: "Age of the oldest undelivered outbox message, by kind.", labels: ["kind"])
         refreshFailures = registry.counter("payql_metrics_refresh_failures_total",
                                            help: "Scrapes whose database figures could not be read (the last values were served).")
         registry.addCollector { [pool] in
@@ -75,7 +84,7 @@ final class GatewayMetrics: Sendable {
             let figures = try await pool.withTransaction { connection in
                 _ = try await connection.query("SET LOCAL statement_timeout = 2000")
                 // orders_reconcile_idx's predicate (migration 0002), so only open or flagged orders are read.
-                return try await connection.query("""
+                let orders = try await connection.query("""
                     SELECT
                       (SELECT count(*) FROM (SELECT 1 FROM orders
                          WHERE (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING'))
@@ -89,8 +98,30 @@ final class GatewayMetrics: Sendable {
                          WHERE needs_reconciliation AND (needs_reconciliation OR status IN ('CREATED', 'ATTEMPTED', 'PENDING'))
                          LIMIT \(Self.countCap)) AS flagged)
                     """).single((Int64, Double, Int64).self)
+                // outbox_due_idx's predicate (migration 0009): only undelivered messages are read.
+                let outbox = try await connection.query("""
+                    SELECT kind, count(*), extract(epoch FROM now() - min(created_at))::float8
+                    FROM (SELECT kind, created_at FROM outbox WHERE state = 'PENDING' LIMIT \(Self.countCap)) AS pending
+                    GROUP BY kind
+                    """).decode((String, Int64, Double).self)
+                return (orders, outbox)
             }
-            guard let (dueCount, oldestSeconds, flaggedCount) = figures else { return }
+            let (orders, outbox) = figures
+            let pendingKinds = Set(outbox.map(\.0))
+            let emptied = outboxKinds.withLock { known in
+                let emptied = known.subtracting(pendingKinds)
+                known.formUnion(pendingKinds)
+                return emptied
+            }
+            for (kind, depth, age) in outbox {
+                outboxDepth.set(Double(depth), [kind])
+                outboxAge.set(max(0, age), [kind])
+            }
+            for kind in emptied {
+                outboxDepth.set(0, [kind])
+                outboxAge.set(0, [kind])
+            }
+            guard let (dueCount, oldestSeconds, flaggedCount) = orders else { return }
             backlog.set(Double(dueCount))
             oldestDue.set(max(0, oldestSeconds))
             flagged.set(Double(flaggedCount))
