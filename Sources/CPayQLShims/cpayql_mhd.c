@@ -149,12 +149,8 @@ static const char *current_http_date(void) {
     return formatted;
 }
 
-enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
-                                   const void *body, size_t body_length,
-                                   const char *headers, size_t header_count) {
-    struct MHD_Response *response =
-        MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (response == NULL) return MHD_NO;
+/// Adds the packed headers and, unless one is among them, a Date header; MHD_NO on failure.
+static enum MHD_Result add_packed_headers(struct MHD_Response *response, const char *headers, size_t header_count) {
     const char *cursor = headers;
     int has_date = 0;
     for (size_t index = 0; index < header_count; index++) {
@@ -163,12 +159,41 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
         cursor += strlen(cursor) + 1;
         const char *value = cursor;
         cursor += strlen(cursor) + 1;
-        if (MHD_add_response_header(response, name, value) != MHD_YES) {
-            MHD_destroy_response(response);
-            return MHD_NO;
-        }
+        if (MHD_add_response_header(response, name, value) != MHD_YES) return MHD_NO;
     }
     if (!has_date && MHD_add_response_header(response, MHD_HTTP_HEADER_DATE, current_http_date()) != MHD_YES) {
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                   const void *body, size_t body_length,
+                                   const char *headers, size_t header_count) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (response == NULL) return MHD_NO;
+    if (add_packed_headers(response, headers, header_count) != MHD_YES) {
+        MHD_destroy_response(response);
+        return MHD_NO;
+    }
+    enum MHD_Result result = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return result;
+}
+
+enum MHD_Result cpayql_mhd_respond_stream(struct MHD_Connection *connection, unsigned int status,
+                                          const char *headers, size_t header_count, size_t block_size,
+                                          MHD_ContentReaderCallback reader, void *reader_cls,
+                                          MHD_ContentReaderFreeCallback free_callback) {
+    struct MHD_Response *response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size, reader, reader_cls, free_callback);
+    if (response == NULL) {
+        free_callback(reader_cls);
+        return MHD_NO;
+    }
+    // From here on MHD_destroy_response (the last reference) calls free_callback.
+    if (add_packed_headers(response, headers, header_count) != MHD_YES) {
         MHD_destroy_response(response);
         return MHD_NO;
     }

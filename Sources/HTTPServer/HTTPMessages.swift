@@ -61,6 +61,9 @@ public struct HTTPResponse: Sendable {
     public var logFields: [(name: String, value: String)] = []
     /// Set by `dropConnection`.
     package var dropsConnection = false
+    /// A body written over time instead of `body` (Server-Sent Events): sent with
+    /// chunked transfer encoding, no `Content-Length`. See `HTTPResponseStream`.
+    public var stream: HTTPResponseStream?
 
     /// A response with the given parts.
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
@@ -77,6 +80,13 @@ public struct HTTPResponse: Sendable {
     /// A text body (UTF-8).
     public static func text(_ s: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: ["content-type": contentType], body: Array(s.utf8))
+    }
+
+    /// A streamed response: the headers now, the body as `stream` is written.
+    public static func streaming(status: Int = 200, headers: HTTPHeaders, stream: HTTPResponseStream) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: headers)
+        response.stream = stream
+        return response
     }
 
     /// Closes the connection without any response (fault injection, abuse).

@@ -103,6 +103,9 @@ public final class HTTPServer: Sendable {
         2 * maxHeaderBytes + (16 << 10)
     }
 
+    /// Streamed responses (`HTTPResponse.stream`) being sent.
+    public var openStreams: Int { core.openStreams }
+
     /// Requests currently being received, handled or sent.
     public var activeRequests: Int { core.active.load(ordering: .relaxed) }
 
@@ -137,6 +140,9 @@ public final class HTTPServer: Sendable {
             _ = refuseConnections(listener)
             quiescedListener.store(listener, ordering: .relaxed)
         }
+        // Streamed responses (subscriptions) never end by themselves: end them now, after
+        // what each holds is sent (clients of an event stream reconnect, to another instance).
+        core.endStreams(finish: true)
         // Wait for the requests being answered, not for those still arriving: a client
         // that stops halfway through its request must not hold shutdown for the grace
         // period (its request was never handled; it is cut when the daemon stops).
@@ -179,6 +185,9 @@ public final class HTTPServer: Sendable {
         guard proceed else { return }
         sweeper.cancel()
         core.abandonPending()
+        // libmicrohttpd must not be stopped with a suspended connection: a stream waiting
+        // for bytes is resumed (and ends) first.
+        core.endStreams(finish: false)
         MHD_stop_daemon(daemon.pointer)
         let listener = quiescedListener.exchange(-1, ordering: .relaxed)
         if listener >= 0 { _ = closeDescriptor(listener) }

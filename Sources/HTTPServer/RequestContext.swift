@@ -51,6 +51,8 @@ final class RequestContext: @unchecked Sendable {
     /// Counted in `ServerCore.answering` (handed to the handler or given a response).
     var answered = false
     var logFields: [(name: String, value: String)] = []
+    /// The response is a stream (registered in `ServerCore.streams` by the connection's slot id).
+    var streaming = false
 
     /// Whether `handle(_:)` was started for this request (only then can it be
     /// suspended or listed as pending; completion skips both locks otherwise).
@@ -72,19 +74,29 @@ final class RequestContext: @unchecked Sendable {
     /// Stores the handler's response. Returns the task to cancel when the connection
     /// was suspended and this call must resume it; `nil` otherwise (answered while
     /// still running on the server thread, or already answered by someone else).
-    func settle(with response: HTTPResponse) -> Task<Void, Never>? {
+    func settle(with response: HTTPResponse) -> Settlement {
         outcome?.withLock { state in
             switch state {
             case .running:
                 state = .ready(response)
-                return nil
+                return .stored
             case .suspended(let task):
                 state = .ready(response)
-                return task
+                return .storedResume(task)
             case .idle, .ready:
-                return nil
+                return .refused
             }
-        }
+        } ?? .refused
+    }
+
+    /// What `settle` did with a response.
+    enum Settlement {
+        /// Stored; the server thread queues it (the handler finished without suspending).
+        case stored
+        /// Stored; the connection was suspended and must be resumed.
+        case storedResume(Task<Void, Never>)
+        /// Not taken: the request was already answered (deadline, shutdown, teardown).
+        case refused
     }
 
     /// Like `settle`, but only for a suspended request (deadline, shutdown, teardown).

@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     private let connectionCounter = Atomic<UInt64>(0)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// Streamed responses being sent, by connection slot id (hang-ups and shutdown end them).
+    let streams = Locked<[UInt64: HTTPResponseStream]>([:])
     /// Suspended requests, for the deadline sweeper and for shutdown.
     let pending = Locked<[ObjectIdentifier: RequestContext]>([:])
     private let requestCounter = Atomic<UInt64>(0)
@@ -116,7 +118,24 @@ final class ServerCore: Sendable {
             // Under the lock, for the reason given in `connectionOpened`.
             for slot in table.hungUp(ids) { _ = shutDownSocket(slot.descriptor) }
         }
+        // A streamed response's connection is suspended while it waits for bytes, so
+        // libmicrohttpd would notice the client's departure only at the next write: end it now.
+        guard !ids.isEmpty else { return }
+        let gone = streams.withLock { table in ids.compactMap { table[$0] } }
+        for stream in gone { stream.fail(.clientGone) }
     }
+
+    /// Ends every streamed response: `finish` lets each send what it holds (shutdown's
+    /// start), otherwise they are cut (the daemon must not stop with a suspended connection).
+    func endStreams(finish: Bool) {
+        let all = streams.withLock { Array($0.values) }
+        for stream in all {
+            if finish { stream.finish() } else { stream.fail(.shutdown) }
+        }
+    }
+
+    /// Streamed responses being sent.
+    var openStreams: Int { streams.withLock { $0.count } }
 
     /// The request line arrived: make the request's state.
     func begin(connection: OpaquePointer, uri: String) -> RequestContext {
@@ -184,6 +203,11 @@ final class ServerCore: Sendable {
             // A request still suspended here can only be one the daemon is tearing down.
             context.settleIfSuspended(with: .dropConnection)?.cancel()
             _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
+            // A streamed response stored but never queued ends here (nobody will read it).
+            context.takeResponse()?.stream?.fail(.notSent)
+        }
+        if context.streaming, let slot = context.slot {
+            _ = streams.withLock { $0.removeValue(forKey: slot.id) }
         }
         guard let logger else { return }
         let outcome: String
@@ -306,8 +330,11 @@ final class ServerCore: Sendable {
 
     /// Hands the handler's `response` to its request; resumes the connection if it was suspended.
     func finish(_ context: RequestContext, with response: HTTPResponse) {
-        guard context.settle(with: response) != nil else { return }
-        resume(context)
+        switch context.settle(with: response) {
+        case .storedResume: resume(context)
+        case .stored: break
+        case .refused: response.stream?.fail(.notSent)
+        }
     }
 
     /// Answers a suspended request (deadline, shutdown) and cancels its handler's task.
@@ -376,12 +403,31 @@ final class ServerCore: Sendable {
         if draining.load(ordering: .relaxed), !response.headers.contains("connection"),
            Self.appendHeader("connection", "close", to: &packed) { count += 1 }
         let status = UInt32(clamping: (100...599).contains(response.status) ? response.status : 500)
+        if let stream = response.stream {
+            return respond(context, status: status, headers: packed, count: count, stream: stream)
+        }
         return response.body.withUnsafeBytes { body in
             packed.withUnsafeBytes { headers in
                 cpayql_mhd_respond(
                     context.connection, status, body.baseAddress, body.count,
                     headers.baseAddress?.assumingMemoryBound(to: CChar.self), count)
             }
+        }
+    }
+
+    /// Queues a streamed response; the stream is retained by libmicrohttpd's response until its free callback.
+    private func respond(
+        _ context: RequestContext, status: UInt32, headers packed: [UInt8], count: Int, stream: HTTPResponseStream
+    ) -> MHD_Result {
+        if draining.load(ordering: .relaxed) { stream.finish() }
+        stream.attach(context.connection)
+        context.streaming = true
+        if let slot = context.slot { streams.withLock { $0[slot.id] = stream } }
+        let retained = Unmanaged.passRetained(stream).toOpaque()
+        return packed.withUnsafeBytes { headers in
+            cpayql_mhd_respond_stream(
+                context.connection, status, headers.baseAddress?.assumingMemoryBound(to: CChar.self), count, 16 << 10,
+                streamReaderCallback, retained, streamFreeCallback)
         }
     }
 

@@ -67,6 +67,15 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
                                    const void *body, size_t body_length,
                                    const char *headers, size_t header_count);
 
+/// Queues a streamed response (unknown length: chunked under HTTP/1.1) whose body comes from
+/// `reader` (MHD_create_response_from_callback), with the packed headers as in cpayql_mhd_respond.
+/// `free_callback(reader_cls)` runs exactly once: when MHD lets the response go, or here
+/// if it cannot be built. Returns MHD_YES on success.
+enum MHD_Result cpayql_mhd_respond_stream(struct MHD_Connection *connection, unsigned int status,
+                                          const char *headers, size_t header_count, size_t block_size,
+                                          MHD_ContentReaderCallback reader, void *reader_cls,
+                                          MHD_ContentReaderFreeCallback free_callback);
+
 /// A watch for connections whose client has closed its side (an epoll set of
 /// EPOLLRDHUP only). libmicrohttpd reads a connection once per edge-triggered
 /// event, so a FIN that arrives with the last bytes of a partial head is never
