@@ -25,6 +25,8 @@ public struct GraphQLHTTPConfiguration: Sendable {
     public var documentCacheMaxBytes: Int
     /// The SDL served at `GET /schema.graphql`; `nil` serves the schema as printed by the engine. Default `nil`.
     public var schemaSDL: String?
+    /// Subscriptions over Server-Sent Events: heartbeat interval and per-subscriber buffer.
+    public var eventStreams = EventStreamConfiguration()
 
     /// A configuration with the documented defaults, each overridable.
     public init(
@@ -43,6 +45,23 @@ public struct GraphQLHTTPConfiguration: Sendable {
         self.documentCacheCapacity = documentCacheCapacity
         self.documentCacheMaxBytes = documentCacheMaxBytes
         self.schemaSDL = schemaSDL
+    }
+}
+
+/// How subscriptions are streamed (GraphQL over Server-Sent Events).
+public struct EventStreamConfiguration: Sendable {
+    /// How often an open stream gets a comment line (`:`), so that proxies and the
+    /// server's idle timeout keep it open and a client that left is noticed by a
+    /// failing write. Keep it below the server's idle timeout. Default 10 s.
+    public var heartbeatInterval: Duration = .seconds(10)
+    /// Bytes kept for one subscriber that does not read; past this it is dropped
+    /// (its connection closed) instead of growing memory. Default 256 KiB.
+    public var maxBufferedBytes: Int = 256 << 10
+
+    /// The documented defaults.
+    public init(heartbeatInterval: Duration = .seconds(10), maxBufferedBytes: Int = 256 << 10) {
+        self.heartbeatInterval = heartbeatInterval
+        self.maxBufferedBytes = maxBufferedBytes
     }
 }
 

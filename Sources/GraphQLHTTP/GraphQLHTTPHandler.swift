@@ -27,11 +27,15 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     public let engine: GraphQLEngine
 
     let readinessChecks: [ReadinessCheck]
-    private let contextProvider: GraphQLContextProvider
-    private let authorizer: OperationAuthorizer?
+    let contextProvider: GraphQLContextProvider
+    let authorizer: OperationAuthorizer?
     private let extensions: ResponseExtensions?
-    private let executionScope: ExecutionScope?
-    private let rootValue: any Sendable
+    let executionScope: ExecutionScope?
+    let rootValue: any Sendable
+    /// Where subscription events come from (nil: subscriptions are refused).
+    let broker: (any SubscriptionBroker)?
+    /// Subscriptions being streamed (heartbeats, the gauge).
+    let liveSubscriptions: OpenSubscriptions
     /// Operations and measures of recent (document, requested operation name) pairs,
     /// with the size variables the measures were computed for.
     /// Read by every request; readers share the lock (see `ReadWriteLocked`).
@@ -52,6 +56,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     ///   - authorizer: checked with the context before each operation runs (scopes per root field).
     ///   - extensions: added to every executed operation's response (needs the async path: set with an `.async` context).
     ///   - executionScope: wraps each execution on the async path (e.g. the database's I/O executor).
+    ///   - subscriptions: where subscription events come from; without it, subscriptions are refused.
     public init(
         schema: GraphQLSchema, configuration: GraphQLHTTPConfiguration = .init(), metrics: MetricsRegistry = MetricsRegistry(),
         readiness: [ReadinessCheck] = [],
@@ -59,7 +64,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         rootValue: any Sendable = JSONValue.null,
         authorizer: OperationAuthorizer? = nil,
         extensions: ResponseExtensions? = nil,
-        executionScope: ExecutionScope? = nil
+        executionScope: ExecutionScope? = nil,
+        subscriptions: (any SubscriptionBroker)? = nil
     ) {
         self.schema = schema
         self.configuration = configuration
@@ -76,6 +82,16 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         self.authorizer = authorizer
         self.extensions = extensions
         self.executionScope = executionScope
+        self.broker = subscriptions
+        self.liveSubscriptions = OpenSubscriptions(heartbeat: configuration.eventStreams.heartbeatInterval)
+        let live = self.liveSubscriptions
+        metrics.addCollector {
+            """
+            # HELP payql_subscriptions_open Subscriptions streamed over Server-Sent Events right now.
+            # TYPE payql_subscriptions_open gauge
+            payql_subscriptions_open \(live.count)
+            """
+        }
         let latency = metrics.histogram(
             "payql_graphql_request_duration_seconds", help: "GraphQL request latency by operation name and outcome.",
             labels: ["operation", "outcome"])
@@ -153,7 +169,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 record(operation: operation, outcome: outcome, since: started)
                 return response
             case .execute(let prepared):
-                guard case .immediate(let makeContext) = contextProvider else {
+                guard case .immediate(let makeContext) = contextProvider, !prepared.eventStream else {
                     request.handoff = Handoff.prepared(prepared)
                     return nil
                 }
@@ -181,6 +197,10 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         inFlight.value.add(1, ordering: .relaxed)
         defer { inFlight.value.subtract(1, ordering: .relaxed) }
         switch request.handoff as? Handoff {
+        case .prepared(let prepared)? where prepared.eventStream:
+            let (response, outcome) = await executeEventStream(prepared, request: request)
+            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            return response
         case .prepared(let prepared)?:
             let (response, outcome) = await execute(prepared, request: request)
             record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
@@ -198,7 +218,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             record(operation: operation, outcome: outcome, since: started)
             return response
         case .execute(let prepared):
-            let (response, outcome) = await execute(prepared, request: request)
+            let (response, outcome) = prepared.eventStream
+                ? await executeEventStream(prepared, request: request) : await execute(prepared, request: request)
             record(operation: prepared.operationLabel, outcome: outcome, since: started)
             return response
         }
@@ -215,6 +236,8 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var mediaType: GraphQLMediaType
         var operationLabel: String
         var summary: OperationSummary
+        /// Answered as a Server-Sent Events stream (`Accept: text/event-stream`).
+        var eventStream = false
 
         /// The request as the engine takes it.
         var graphQLRequest: GraphQLRequest {
@@ -246,10 +269,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 status: 405, code: "METHOD_NOT_ALLOWED", message: "GraphQL is served over GET (queries) and POST.",
                 headers: ["allow": "GET, POST"]), mediaType: .json)
         }
-        guard let mediaType = GraphQLMediaType.negotiate(accept: request.headers["accept"]) else {
+        let accept = request.headers["accept"]
+        let acceptsEventStream = request.method == "POST" && Self.acceptsEventStream(accept)
+        let negotiated = GraphQLMediaType.negotiate(accept: accept)
+        guard let mediaType = negotiated ?? (acceptsEventStream ? .graphQLResponseJSON : nil) else {
             return httpError(GraphQLHTTPError(
                 status: 406, code: "NOT_ACCEPTABLE",
-                message: "Accept must allow application/graphql-response+json or application/json."), mediaType: .json)
+                message: "Accept must allow application/graphql-response+json or application/json (or text/event-stream, POST)."),
+                mediaType: .json)
         }
         let parameters: GraphQLRequestParameters
         do {
@@ -302,10 +329,13 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 message: "Only queries may be sent with GET; send \(kind.rawValue) operations with POST.",
                 headers: ["allow": "POST"]), mediaType: mediaType, operation: operationLabel)
         }
-        if kind == .subscription {
+        // Subscriptions stream over SSE; queries and mutations do when the client takes nothing else.
+        let eventStream = acceptsEventStream && (kind == .subscription || negotiated == nil)
+        if kind == .subscription, !eventStream || broker == nil {
             return requestError([GraphQLHTTPError(
                 status: 400, code: "SUBSCRIPTIONS_NOT_SUPPORTED",
-                message: "Subscriptions are not served over this transport.").errorJSON],
+                message: broker == nil ? "Subscriptions are not served by this server."
+                    : "Subscriptions are served over Server-Sent Events only: POST with Accept: text/event-stream.").errorJSON],
                 mediaType: mediaType, operation: operationLabel)
         }
         if !configuration.introspection, measure.selectsSchemaIntrospection {
@@ -321,7 +351,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if let offered = resolution.offered { persistedQueries.store(offered) }
         return .execute(Prepared(
             started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel,
-            summary: OperationSummary(kind: kind, rootFields: resolved.rootFields)))
+            summary: OperationSummary(kind: kind, rootFields: resolved.rootFields), eventStream: eventStream))
     }
 
     struct OperationKey: Hashable {
@@ -448,13 +478,13 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     }
 
     /// The error as JSON with `extensions.code` set (kept when present); suggestions removed when introspection is off.
-    private func annotate(_ error: GraphQLError, code: String) -> JSONValue {
+    func annotate(_ error: GraphQLError, code: String) -> JSONValue {
         var error = error
         if error.extensions["code"] == nil { error.extensions["code"] = .string(code) }
         return sanitize(error.jsonValue)
     }
 
-    private func sanitize(_ error: JSONValue) -> JSONValue {
+    func sanitize(_ error: JSONValue) -> JSONValue {
         guard !configuration.introspection, case .object(var object) = error,
               case .string(let message)? = object["message"], let cut = message.utf8.firstRange(of: " Did you mean".utf8) else { return error }
         object["message"] = .string(String(decoding: message.utf8[..<cut.lowerBound], as: UTF8.self))
@@ -474,7 +504,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                  outcome: error.status >= 500 ? "server_error" : "request_error")
     }
 
-    private static func respondHTTPError(_ error: GraphQLHTTPError, mediaType: GraphQLMediaType, operation: String) -> HTTPResponse {
+    static func respondHTTPError(_ error: GraphQLHTTPError, mediaType: GraphQLMediaType, operation: String) -> HTTPResponse {
         var headers: HTTPHeaders = ["content-type": mediaType.contentType]
         for field in error.headers { headers.add(name: field.name, value: field.value) }
         var response = HTTPResponse(status: error.status, headers: headers, body: JSONWriter.write(["errors": [error.errorJSON]]))
