@@ -52,6 +52,7 @@ public final class Gateway: Sendable {
         RewardResolvers.register(&set, services: services)
         BillPayResolvers.register(&set, services: services)
         RoutingResolvers.register(&set, services: services)
+        SubscriptionResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)
@@ -115,6 +116,13 @@ public final class Gateway: Sendable {
             }
             return nil
         }
+    }
+
+    /// Subscription events for this instance (PostgreSQL LISTEN/NOTIFY); pass it to
+    /// `GraphQLHTTPHandler(subscriptions:)`, `start()` it before serving and `shutdown()` it after.
+    ///   - maxPerCredential: open subscriptions per API key or client session.
+    public func liveEvents(maxPerCredential: Int = 100, log: @escaping @Sendable (String) -> Void = { _ in }) -> LiveEvents {
+        LiveEvents(pool: services.pool, maxPerCredential: maxPerCredential, log: log)
     }
 
     /// `extensions.timing` on every executed operation: totalMs, providerMs, databaseMs, gatewayMs.

@@ -18,7 +18,7 @@ enum ServeCommand {
                        [--max-body-bytes 1048576] [--max-header-bytes 16384]
                        [--max-connections 4096] [--max-connections-per-ip 0]
                        [--idle-timeout 15] [--request-timeout 30] [--request-head-timeout 10]
-                       [--shutdown-grace 10]
+                       [--shutdown-grace 10] [--max-subscriptions-per-key 100] [--sse-heartbeat-ms 10000]
                        [--introspection true|false] [--persisted-queries disabled|automatic|allow-list]
                        [--persisted-documents FILE.graphql ...]
                        [--persisted-query-entries 10000] [--persisted-query-bytes 33554432]
@@ -96,6 +96,7 @@ enum ServeCommand {
         var server: HTTPServer?
         var reconciler: Reconciler?
         var outbox: OutboxWorker?
+        var live: LiveEvents?
         do {
             var providerSettings = try ProviderOptions.settings(from: options)
             let useSandbox = try options.bool("sandbox", default: providerSettings.isEmpty)
@@ -123,10 +124,16 @@ enum ServeCommand {
             var graphQL = settings.graphQL
             graphQL.schemaSDL = Gateway.sdl
             let readiness = [ReadinessCheck(name: "postgres") { await database.readinessProblem() }]
+            let events = gateway.liveEvents(maxPerCredential: settings.maxSubscriptionsPerKey) { message in
+                logEvent(settings, message, [("component", "live-events")])
+            }
+            try events.start()
+            live = events
             let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, metrics: metrics, readiness: readiness,
                                              context: gateway.contextProvider, authorizer: gateway.authorizer,
                                              extensions: gateway.responseExtensions,
-                                             executionScope: try options.bool("io-executor", default: true) ? gateway.executionScope : nil)
+                                             executionScope: try options.bool("io-executor", default: true) ? gateway.executionScope : nil,
+                                             subscriptions: events)
             for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
             let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
             server = listening
@@ -143,18 +150,22 @@ enum ServeCommand {
             let signal = await TerminationSignals.waitForTermination()
             logEvent(settings, "shutting down", [("signal", .int(Int64(signal))), ("in_flight", .int(Int64(listening.activeRequests)))])
         } catch {
-            await stop(server: server, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client, database: database, settings: settings)
+            await stop(server: server, live: live, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client,
+                       database: database, settings: settings)
             throw error
         }
-        await stop(server: server, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client, database: database, settings: settings)
+        await stop(server: server, live: live, reconciler: reconciler, outbox: outbox, sandbox: sandbox, client: client,
+                   database: database, settings: settings)
         return 0
     }
 
-    /// Stops in reverse order of start: the server (finishing in-flight requests), the outbox worker
-    /// (finishing its attempts in flight), the reconciler, the sandbox, the provider client, the database.
-    private static func stop(server: HTTPServer?, reconciler: Reconciler?, outbox: OutboxWorker?, sandbox: SandboxServer?, client: HTTPClient?,
-                             database: DatabaseSession, settings: ServeSettings) async {
+    /// Stops in reverse order of start: the server (finishing in-flight requests, ending the
+    /// subscription streams), the live-events listener, the outbox worker (finishing its attempts
+    /// in flight), the reconciler, the sandbox, the provider client, the database.
+    private static func stop(server: HTTPServer?, live: LiveEvents?, reconciler: Reconciler?, outbox: OutboxWorker?, sandbox: SandboxServer?,
+                             client: HTTPClient?, database: DatabaseSession, settings: ServeSettings) async {
         await server?.shutdown(gracePeriod: settings.shutdownGrace)
+        await live?.shutdown()
         await outbox?.shutdown()
         await reconciler?.shutdown()
         await sandbox?.shutdown()
@@ -215,6 +226,8 @@ struct ServeSettings {
     var gateway = GatewayConfiguration()
     var shutdownGrace: Duration = .seconds(10)
     var persistedDocuments: [String] = []
+    /// Open subscriptions per API key or client session.
+    var maxSubscriptionsPerKey = 100
     /// `nil` when logging is off.
     var logLevel: LogLevel? = .info
 
@@ -235,6 +248,8 @@ struct ServeSettings {
         http.limits.requestDeadline = .seconds(try bounded(options, "request-timeout", 30, 1...3600))
         http.limits.requestHeadDeadline = .seconds(try bounded(options, "request-head-timeout", 10, 1...3600))
         shutdownGrace = .seconds(try bounded(options, "shutdown-grace", 10, 0...3600))
+        maxSubscriptionsPerKey = try bounded(options, "max-subscriptions-per-key", 100, 1...1_000_000)
+        graphQL.eventStreams.heartbeatInterval = .milliseconds(try bounded(options, "sse-heartbeat-ms", 10_000, 10...3_600_000))
         graphQL.introspection = try options.bool("introspection", default: true)
         if let mode = options.string("persisted-queries") {
             guard let parsed = PersistedQueryMode(rawValue: mode) else {

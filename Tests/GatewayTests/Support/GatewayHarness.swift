@@ -30,8 +30,17 @@ final class GatewayHarness: Sendable {
     let opsKey: String
     let databaseURL: String
 
+    /// Open subscriptions per key in a harness.
+    static let subscriptionLimit = 5
+    /// Subscription events (LISTEN/NOTIFY).
+    let live: LiveEvents
+    /// The registry behind `/metrics`.
+    let metrics: MetricsRegistry
+
     private init(sandbox: SandboxServer, server: HTTPServer, pool: PostgresPool, gateway: Gateway, client: HTTPClient,
-                 baseURL: String, keys: [String], databaseURL: String) {
+                 baseURL: String, keys: [String], databaseURL: String, live: LiveEvents, metrics: MetricsRegistry) {
+        self.live = live
+        self.metrics = metrics
         self.sandbox = sandbox
         self.server = server
         self.pool = pool
@@ -98,20 +107,26 @@ final class GatewayHarness: Sendable {
         let gateway = try Gateway(pool: pool, providers: settings.registry(client: client), configuration: configuration, metrics: metrics)
         var graphQL = GraphQLHTTPConfiguration()
         graphQL.schemaSDL = Gateway.sdl
+        // Subscriptions: a small limit per key and quick heartbeats, for LiveUpdateTests.
+        graphQL.eventStreams.heartbeatInterval = .milliseconds(300)
+        let live = gateway.liveEvents(maxPerCredential: GatewayHarness.subscriptionLimit)
+        try live.start()
         handler.set(gateway.httpHandler(graphQL: GraphQLHTTPHandler(
             schema: gateway.schema, configuration: graphQL, metrics: metrics, context: gateway.contextProvider, authorizer: gateway.authorizer,
-                                             extensions: gateway.responseExtensions, executionScope: gateway.executionScope)))
+                                             extensions: gateway.responseExtensions, executionScope: gateway.executionScope,
+                                             subscriptions: live)))
         let keys = [
             try await gateway.keys.create(name: "test secret", scopes: [.secret]).key,
             try await gateway.keys.create(name: "test publishable", scopes: [.publishable]).key,
             try await gateway.keys.create(name: "test ops", scopes: [.ops]).key,
         ]
         return GatewayHarness(sandbox: sandbox, server: server, pool: pool, gateway: gateway, client: client, baseURL: base,
-                              keys: keys, databaseURL: url)
+                              keys: keys, databaseURL: url, live: live, metrics: metrics)
     }
 
     func shutdown() async {
         await server.shutdown(gracePeriod: .seconds(2))
+        await live.shutdown()
         await sandbox.shutdown()
         await client.shutdown()
         pool.shutdown()
