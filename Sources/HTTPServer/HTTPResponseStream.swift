@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import CPayQLShims
+import Support
 
 /// A response body written over time (Server-Sent Events), without a thread or a
 /// task per response.

@@ -2,6 +2,7 @@ import Foundation
 @testable import Gateway
 import GraphQLHTTP
 import HTTPServer
+import Metrics
 import JSON
 import Postgres
 import Testing
