@@ -100,6 +100,17 @@ import Testing
         }
     }
 
+    @Test func twoRulesRacingForOnePriorityLeaveOne() async throws {
+        try await GatewayHarness.run { h in
+            // The unique constraint decides when both pass the look-up at once: one rule, one ALREADY_EXISTS.
+            async let first = Self.upsert(h, #"{name: "a", priority: 7, conditions: {}, providers: [RAZORPAY]}"#)
+            async let second = Self.upsert(h, #"{name: "b", priority: 7, conditions: {}, providers: [CASHFREE]}"#)
+            let codes = [try await first, try await second].map { $0.userErrorCodes("upsertRoutingRule") }
+            #expect(codes.sorted { $0.count < $1.count } == [[], ["ALREADY_EXISTS"]], "\(codes)")
+            #expect(try await h.count("routing_rules") == 1)
+        }
+    }
+
     @Test func explainAgreesWithTheDecisionCreateOrderStores() async throws {
         try await GatewayHarness.run { h in
             let customer = try await OrderLifecycleTests.createCustomer(h)
