@@ -18,8 +18,9 @@ import Testing
         """
 
     /// A started bill payment paid through Razorpay: (bill payment id, Setu order id, Razorpay order id).
-    static func startAtRazorpay(_ h: GatewayHarness, amount: String = "3522.2") async throws -> (bill: String, setuOrder: String, providerOrder: String) {
-        let (link, data) = try await SetuBillPayTests.linkAndInitiation(h, amount: amount)
+    static func startAtRazorpay(_ h: GatewayHarness, amount: String = "3522.2",
+                                modes: String = "UPI,NETBANKING") async throws -> (bill: String, setuOrder: String, providerOrder: String) {
+        let (link, data) = try await SetuBillPayTests.linkAndInitiation(h, amount: amount, modes: modes)
         let started = try await SetuBillPayTests.start(h, data, link: link, extra: "provider: RAZORPAY")
         #expect(started.userErrorCodes("startBillPayment") == [])
         let bill = try #require(started.data("startBillPayment")?["billPayment"])
@@ -166,6 +167,23 @@ import Testing
                 bill = try await Self.bill(h, second.bill)
                 #expect(bill["flaggedReason"]?.stringValue?.contains("amount-mismatch") == true)
                 #expect(bill["refunds"]?.arrayValue?.count == 1)
+            }
+        }
+    }
+
+    @Test func aCaptureInAModeTheBillDoesNotAllowIsRefundedAndFlagged() async throws {
+        try await GatewayHarness.run { h in
+            try await Self.withOutbox(h) {
+                // Razorpay cannot restrict the order to netbanking; the customer pays by UPI anyway.
+                let (billID, setuOrder, providerOrder) = try await Self.startAtRazorpay(h, modes: "NETBANKING")
+                _ = try await h.sandboxControl("/razorpay/orders/\(providerOrder)/complete", body: #"{"status":"paid","method":"upi"}"#)
+                #expect(try await h.eventually { try await Self.bill(h, billID)["confirmation"]?["status"]?.stringValue == "REFUSED" })
+                #expect(try await h.eventually { try await h.count("refunds") == 1 })
+                let bill = try await Self.bill(h, billID)
+                #expect(bill["flaggedReason"]?.stringValue?.contains("UPI") == true)
+                #expect(bill["confirmation"]?["paymentMode"]?.stringValue == "UPI")
+                // Nothing reached Setu: PayQL does not report a mode the bill does not allow.
+                #expect(try await Self.setu(h, setuOrder)["paymentEventDeliveries"]?.intValue == 0)
             }
         }
     }

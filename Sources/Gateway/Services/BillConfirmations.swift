@@ -163,7 +163,20 @@ struct BillConfirmations: Sendable {
             return (confirmation, bill)
         }
         // A newer generation was enqueued, or this one is settled: nothing to send for this message.
-        guard let (confirmation, bill) = claimed else { return .delivered(target: target) }
+        guard var (confirmation, bill) = claimed else { return .delivered(target: target) }
+        if confirmation.outcome == "SUCCESS", let paymentID = confirmation.paymentID {
+            // A payment recorded from a webhook has no method: ask the provider, so the mode reported is the one paid with.
+            switch try await learnMode(paymentID: paymentID, bill: bill, generation: generation) {
+            case .known(let mode):
+                confirmation.paymentMode = mode
+                bill.paymentMode = mode
+            case .unknown:
+                break
+            case .unavailable(let error):
+                try await record(billPaymentID, generation: generation, status: "PENDING", error: error, flag: nil)
+                return .retry(error, target: target)
+            }
+        }
         let event = SetuPaymentConfirmation(
             orderID: bill.setuOrderID, transactionID: confirmation.transactionID, paidAt: confirmation.paidAt.microsecondsSinceEpoch / 1_000_000,
             amount: confirmation.amount, mode: SetuPaymentMode(rawValue: confirmation.paymentMode) ?? .upi,
@@ -176,7 +189,9 @@ struct BillConfirmations: Sendable {
             let text = "\(error.providerCode.map { "\($0): " } ?? "")\(error.message)"
             switch error.code.outcome {
             case .refused:
-                try await record(billPaymentID, generation: generation, status: "REFUSED", error: text, flag: "SETU_REFUSED_CONFIRMATION: \(text)")
+                // No HTTP status: PayQL refused before sending (a mode the bill does not allow); else Setu's 4xx.
+                let flag = error.httpStatus == nil ? "MODE_NOT_ALLOWED: \(text)" : "SETU_REFUSED_CONFIRMATION: \(text)"
+                try await record(billPaymentID, generation: generation, status: "REFUSED", error: text, flag: flag)
                 if confirmation.outcome == "SUCCESS", Self.warrantsRefund(error), let paymentID = confirmation.paymentID {
                     await refund(paymentID: paymentID, bill: bill)
                 }
@@ -191,6 +206,50 @@ struct BillConfirmations: Sendable {
         }
         try await record(billPaymentID, generation: generation, status: "ACKNOWLEDGED", error: nil, flag: nil)
         return .delivered(statusCode: 200, target: target)
+    }
+
+    /// What the provider says of a payment's method.
+    enum LearnedMode {
+        /// The Setu mode of the payment's method (stored on the payment, the confirmation and the bill payment).
+        case known(String)
+        /// The method was known already, or the provider does not say: the confirmation's mode stands.
+        case unknown
+        /// The provider could not be asked now.
+        case unavailable(String)
+    }
+
+    /// Fetches the method of a payment stored without one (Razorpay payment, Cashfree order payments).
+    private func learnMode(paymentID: UUID, bill: BillPaymentRecord, generation: Int) async throws -> LearnedMode {
+        guard let payment = try await PaymentStore(pool: pool).payments(ids: [paymentID])[paymentID], payment.method == nil else { return .unknown }
+        let method: String?
+        do {
+            switch payment.provider {
+            case .razorpay:
+                method = try await providers.razorpay?.fetchPayment(id: payment.providerPaymentID).method
+            case .cashfree:
+                guard let orderID = try await pool.query("SELECT provider_order_id FROM orders WHERE id = \(payment.orderID)").single(String?.self) ?? nil else {
+                    return .unknown
+                }
+                method = try await providers.cashfree?.fetchPayments(orderID: orderID).first { $0.id == payment.providerPaymentID }?.method
+            case .instamojo, .setu:
+                method = nil
+            }
+        } catch let error as ProviderError where error.code.outcome != .refused {
+            return .unavailable("payment method: \(error.message)")
+        } catch {
+            return .unknown
+        }
+        guard let method, let mode = BillPaymentModes.setuMode(forMethod: method, allowed: bill.allowedModes) else { return .unknown }
+        try await pool.withTransaction { connection in
+            _ = try await connection.query("UPDATE payments SET method = \(method), updated_at = now() WHERE id = \(paymentID) AND method IS NULL")
+            _ = try await connection.query("""
+                UPDATE bill_payment_confirmations SET payment_mode = \(mode), updated_at = now()
+                WHERE bill_payment_id = \(bill.id) AND generation = \(Int32(generation))
+                """)
+            _ = try await connection.query("UPDATE bill_payments SET payment_mode = \(mode), updated_at = now() WHERE id = \(bill.id)")
+            try await BillPayStore.notify(bill.id, on: connection)
+        }
+        return .known(mode)
     }
 
     /// Setu refused the amount, or PayQL refused to report a mode the bill does not allow (decision 7): refund.
