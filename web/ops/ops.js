@@ -876,7 +876,7 @@
   async function showBills() {
     const result = await gql(`query OpsBills($filter: BillPaymentFilter, $after: String) {
         billPayments(filter: $filter, first: 25, after: $after) { pageInfo { hasNextPage endCursor }
-          nodes { id setuOrderId customerMobileNumber amount { decimal currency } status paymentMode setuTransactionId createdAt
+          nodes { id setuOrderId customerMobileNumber amount { decimal currency } status paymentMode setuTransactionId createdAt flaggedReason flaggedAt
             order { id status }
             confirmation { status paymentStatus attempts lastAttemptAt lastError acknowledgedAt } } } }`,
     { filter: bills.filter, after: bills.after });
@@ -904,7 +904,7 @@
           el("span", { text: `Page ${bills.page}` }),
           el("button", { type: "button", text: "Older →", disabled: !(connection && connection.pageInfo.hasNextPage),
             onclick: () => { bills.previous.push(bills.after); bills.after = connection.pageInfo.endCursor; bills.page++; showBills(); } }))),
-      table(["Created", "Setu order", "Mobile", "Amount", "Status", "Order", "Confirmation to Setu", "Attempts", "Last error", "Acknowledged", ""],
+      table(["Created", "Setu order", "Mobile", "Amount", "Status", "Order", "Confirmation to Setu", "Attempts", "Last error", "Acknowledged", "Flagged", ""],
         nodes.map((b) => {
           const c = b.confirmation;
           const line = el("span", { class: "result" });
@@ -914,10 +914,12 @@
             el("td", {}, c ? badge(c.status, "confirmation") : "not sent", c ? ` ${c.paymentStatus}` : ""),
             el("td", { class: "num", text: c ? String(c.attempts) : "—" }), el("td", { class: "error-text", text: (c && c.lastError) || "" }),
             el("td", { text: c ? when(c.acknowledgedAt) : "—" }),
-            el("td", {}, c && c.status === "FAILED" ? el("button", { type: "button", text: "Resend", onclick: async () => {
+            el("td", { class: "error-text", text: b.flaggedReason ? `${b.flaggedReason} (${when(b.flaggedAt)})` : "" }),
+            el("td", {}, c && (c.status === "FAILED" || c.status === "REFUSED") ? el("button", { type: "button", text: "Resend", onclick: async () => {
               resultLine(line, await mutate("resendBillPaymentConfirmation", `mutation OpsResend($id: ID!) {
                   resendBillPaymentConfirmation(input: { billPaymentId: $id }) { billPayment { id confirmation { status } } userErrors { code message field } } }`,
               { id: b.id }, (p) => `Resent: ${p.billPayment.confirmation ? p.billPayment.confirmation.status : "queued"}`));
+              setTimeout(showBills, 1500);
             } }) : null, line));
         }), "No bill payments."));
   }
