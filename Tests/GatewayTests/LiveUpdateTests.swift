@@ -180,7 +180,7 @@ import Testing
             let plain = try await h.graphQL(Self.subscription, variables: ["id": .string(id)])
             #expect(plain.status == 400)
             #expect(plain.errorCodes == ["SUBSCRIPTIONS_NOT_SUPPORTED"])
-            // Not wired yet: a clear error, then complete (never a hang).
+            // Not wired yet (its table has not landed): a clear error, then complete (never a hang).
             let upi = try EventStreamConnection(port: h.server.port, key: h.secretKey,
                                                 body: Self.body("subscription($id: ID!) { upiCollectUpdated(upiCollectId: $id) { id } }", id: id))
             #expect(try await upi.next()?.status == 200)
@@ -193,6 +193,31 @@ import Testing
             #expect(try await query.next()?.status == 200)
             #expect(try await query.nextEvent(named: "next")?.data.contains("CREATED") == true)
             #expect(try await query.nextEvent(named: "complete") != nil)
+        }
+    }
+}
+
+extension LiveUpdateTests {
+    @Test func billPaymentUpdatedFollowsTheBillPayment() async throws {
+        try await GatewayHarness.run { h in
+            let (link, data) = try await SetuBillPayTests.linkAndInitiation(h)
+            let started = try await SetuBillPayTests.start(h, data, link: link)
+            let id = try #require(started.data("startBillPayment")?["billPayment"]?["id"]?.stringValue)
+            let stream = try EventStreamConnection(port: h.server.port, key: h.secretKey, body: Self.body(
+                "subscription($id: ID!) { billPaymentUpdated(billPaymentId: $id) { id status } }", id: id))
+            try await Self.expectEventStreamHead(stream)
+            let first = try #require(try await stream.nextEvent(named: "next"))
+            #expect(first.data.contains("AWAITING_PAYMENT"), "\(first.data)")
+            // A change announced as the bill-pay code announces it (same transaction, pg_notify).
+            let uuid = try #require(GlobalID(id)).uuid
+            try await h.pool.withTransaction { connection in
+                _ = try await connection.query("UPDATE bill_payments SET status = 'PAYMENT_FAILED' WHERE id = \(uuid)")
+                _ = try await connection.query("SELECT pg_notify('payql_events', 'BillPayment:' || \(uuid)::text)")
+            }
+            var failed = false
+            while !failed, let next = try await stream.nextEvent(named: "next") { failed = next.data.contains("PAYMENT_FAILED") }
+            #expect(failed)
+            stream.disconnect()
         }
     }
 }

@@ -26,9 +26,24 @@ enum SubscriptionResolvers {
             }
             return OrderView(record: order)
         }
-        // Their tables are built by other parts of issue 12's work; until they land, a clear
+        // Announced by the bill-pay code (pg_notify 'BillPayment:<uuid>' in the transaction that
+        // changes what a client sees). No final state ends it: a refund or a confirmation retry can follow.
+        set.async("Subscription", "billPaymentUpdated") { input in
+            guard let id = input[argument: "billPaymentId"]?.stringValue.flatMap({ GlobalID($0, of: .billPayment) }) else {
+                throw GatewayRequestError.badInput("billPaymentId is not a BillPayment id.")
+            }
+            (input.source as? LiveSubscription)?.watch("BillPayment:\(id.uuid.uuidString.lowercased())")
+            guard let record = try await services.billPayStore.payments(ids: [id.uuid])[id.uuid] else {
+                throw GatewayRequestError.badInput("No bill payment with this id.")
+            }
+            guard try input.gateway.principal.maySee(customerID: record.customerID) else {
+                throw GatewayRequestError(code: "FORBIDDEN", message: "This bill payment is not visible to this caller.")
+            }
+            return BillPaymentView(record: record)
+        }
+        // Its table is built by another part of issue 12's work; until it lands, a clear
         // error (the stream then completes at once), never a stream that waits forever.
-        for field in ["upiCollectUpdated", "billPaymentUpdated"] {
+        for field in ["upiCollectUpdated"] {
             set.sync("Subscription", field) { _ in
                 throw GatewayRequestError(code: "NOT_IMPLEMENTED", message: "Subscription.\(field) is not available yet on this server.")
             }
