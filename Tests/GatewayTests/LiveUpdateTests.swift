@@ -222,6 +222,34 @@ extension LiveUpdateTests {
     }
 }
 
+extension LiveUpdateTests {
+    @Test func anExpiredSessionsSubscriptionsEnd() async throws {
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let order = try #require(try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)["id"]?.stringValue)
+            let session = try await h.graphQL("""
+                mutation($c: ID!) { createClientSession(input: {customerId: $c, ttlSeconds: 60}) { session { id token } userErrors { code } } }
+                """, variables: ["c": .string(customer)])
+            let token = try #require(session.data("createClientSession")?["session"]?["token"]?.stringValue)
+            let sessionText = try #require(session.data("createClientSession")?["session"]?["id"]?.stringValue)
+            let sessionID = try #require(GlobalID(sessionText)).uuid
+            // Sixty seconds is the shortest lifetime the API gives: shortened here to two.
+            _ = try await h.pool.query("UPDATE client_sessions SET expires_at = now() + interval '2 seconds' WHERE id = \(sessionID)")
+            let stream = try Self.open(h, order: order, key: token)
+            try await Self.expectEventStreamHead(stream)
+            let first = try #require(try await stream.nextEvent(named: "next"))
+            #expect(first.data.contains("CREATED"))
+            var code: String?
+            while code == nil, let next = try await stream.nextEvent(named: "next", timeout: .seconds(30)) {
+                code = try JSONParser.parse(Array(next.data.utf8))["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue
+            }
+            #expect(code == "UNAUTHENTICATED")
+            #expect(try await stream.nextEvent(named: "complete") != nil)
+            #expect(try await h.eventually { h.live.openCount == 0 })
+        }
+    }
+}
+
 extension StreamItem {
     /// The status of a head item.
     var status: Int? {
