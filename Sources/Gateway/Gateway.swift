@@ -53,6 +53,7 @@ public final class Gateway: Sendable {
         BillPayResolvers.register(&set, services: services)
         RoutingResolvers.register(&set, services: services)
         SubscriptionResolvers.register(&set, services: services)
+        MerchantWebhookResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

@@ -6,12 +6,32 @@ import Gateway
 import HTTPClient
 import HTTPServer
 import JSON
+import PaymentsCore
 
 /// `payql serve`'s outbox flags, and the worker they start (docs/api.md, "The outbox").
 enum OutboxOptions {
     static let usage = """
                            [--outbox true|false] [--outbox-interval-ms 1000] [--outbox-give-up-hours 24] [--outbox-lease-ms 60000]
+                           [--merchant-webhook-url URL] [--merchant-webhook-timeout-ms 10000]
     """
+
+    /// Merchant notifications: the URL (flag or `PAYQL_MERCHANT_WEBHOOK_URL`) and the signing secret
+    /// (`PAYQL_MERCHANT_WEBHOOK_SECRET`, environment only; required with a URL). Throws usage errors.
+    static func merchantWebhooks(_ options: Options) throws -> MerchantWebhookConfiguration {
+        let secret = try options.secret("merchant-webhook-secret")
+        guard let url = options.string("merchant-webhook-url"), !url.isEmpty else { return MerchantWebhookConfiguration() }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count <= 2048, !url.contains(where: \.isWhitespace) else {
+            throw UsageError("--merchant-webhook-url must be an http:// or https:// URL")
+        }
+        guard let secret else {
+            throw UsageError("--merchant-webhook-url needs PAYQL_MERCHANT_WEBHOOK_SECRET in the environment (the PayQL-Signature key)")
+        }
+        var configuration = MerchantWebhookConfiguration(url: url, secret: Secret(secret))
+        let timeout = try options.int("merchant-webhook-timeout-ms", default: 10_000)
+        guard (100...60_000).contains(timeout) else { throw UsageError("--merchant-webhook-timeout-ms must be in 100...60000, got \(timeout)") }
+        configuration.timeout = .milliseconds(timeout)
+        return configuration
+    }
 
     /// The worker's configuration from the flags; nil with `--outbox false`. Throws usage errors.
     static func configuration(_ options: Options) throws -> OutboxConfiguration? {

@@ -114,6 +114,8 @@ enum QueryResolvers {
             return try await BillPayResolvers.node(id, principal: principal, services: services)
         case .routingRule:
             return try await RoutingResolvers.node(id.uuid, principal: principal, services: services)
+        case .merchantWebhookDelivery:
+            return try await MerchantWebhookResolvers.node(id.uuid, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

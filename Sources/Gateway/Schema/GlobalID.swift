@@ -16,6 +16,7 @@ public enum NodeType: String, Sendable, CaseIterable {
     case billPayLink = "BillPayLink"
     case billPayment = "BillPayment"
     case routingRule = "RoutingRule"
+    case merchantWebhookDelivery = "MerchantWebhookDelivery"
 }
 
 /// An opaque global ID: base64url (no padding) of `"<Type>:<uuid>"`.

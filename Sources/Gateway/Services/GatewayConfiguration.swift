@@ -7,6 +7,8 @@ public struct GatewayConfiguration: Sendable {
     /// The keys that encrypt TPV account numbers at rest (`PAYQL_DATA_KEY`, read by the executable only).
     /// nil: TPV bank accounts cannot be added or used (CAPABILITY_NOT_SUPPORTED).
     public var dataKeys: DataKeyring?
+    /// Where merchant notifications are POSTed, and their signing secret (docs/api.md, "Merchant webhooks"). Default: none.
+    public var merchantWebhooks = MerchantWebhookConfiguration()
 
     /// How long a Setu bill-pay link may start a bill payment (`BillPayLink.expiresAt`). Setu documents links as single-use
     /// without a lifetime; PayQL refuses older ones so that a stale web view session is not paid. Default 1 h.

@@ -206,6 +206,8 @@ struct OrderStore: Sendable {
         if next == .paid { try await RewardStore.allotForPaidOrder(moved, source: source, on: connection) }
         // The payment-event owed to Setu, when the order pays a bill (decision 7), in this same transaction.
         try await BillConfirmations.orderMoved(moved, to: next, on: connection)
+        // The merchant hears of it once this commits (order.paid / failed / expired / late_payment).
+        try await MerchantWebhooks.orderStatusChanged(moved, from: order.status, on: connection)
         return moved
     }
 

@@ -180,6 +180,7 @@ struct RefundStore: Sendable {
                 """).single(Bool.self) ?? false
             // A full refund takes back the order's rewards (decision 5).
             if fullyRefunded { try await RewardStore.revokeForRefundedOrder(payment.orderID, on: connection) }
+            try await MerchantWebhooks.refundProcessed(refund, orderID: payment.orderID, on: connection)
         }
         if let next, next != "PENDING" {
             // A refund of a bill's payment is reported to Setu (refund-event), through the outbox.

@@ -4,7 +4,8 @@ extension Gateway {
     /// Every outbox handler this gateway has, its outgoing calls made through `client`
     /// (merchant webhooks; whatever else enqueues work adds its handler here).
     public func outboxHandlers(client: HTTPClient) -> [OutboxHandler] {
-        [services.billConfirmations.handler, BillRefundReports.handler(store: services.billPayStore, providers: services.providers)]
+        [services.billConfirmations.handler, BillRefundReports.handler(store: services.billPayStore, providers: services.providers),
+         MerchantWebhooks.handler(services.configuration.merchantWebhooks, client: client)]
     }
 }
 

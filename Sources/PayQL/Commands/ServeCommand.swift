@@ -46,6 +46,8 @@ enum ServeCommand {
     (several instances on one database share the work); --reconciler false turns it off.
     The outbox worker delivers work enqueued after commits (merchant webhooks, Setu confirmations)
     every --outbox-interval-ms, retrying until --outbox-give-up-hours; --outbox false turns it off.
+    Merchant notifications are POSTed to --merchant-webhook-url (PAYQL_MERCHANT_WEBHOOK_URL), signed
+    with PAYQL_MERCHANT_WEBHOOK_SECRET (environment only).
     """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -250,6 +252,7 @@ struct ServeSettings {
         shutdownGrace = .seconds(try bounded(options, "shutdown-grace", 10, 0...3600))
         maxSubscriptionsPerKey = try bounded(options, "max-subscriptions-per-key", 100, 1...1_000_000)
         graphQL.eventStreams.heartbeatInterval = .milliseconds(try bounded(options, "sse-heartbeat-ms", 10_000, 10...3_600_000))
+        gateway.merchantWebhooks = try OutboxOptions.merchantWebhooks(options)
         graphQL.introspection = try options.bool("introspection", default: true)
         if let mode = options.string("persisted-queries") {
             guard let parsed = PersistedQueryMode(rawValue: mode) else {

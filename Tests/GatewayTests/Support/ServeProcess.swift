@@ -24,7 +24,8 @@ struct ServeProcess: Sendable {
     }
 
     /// Starts `payql serve --port 0` on `databaseURL` (already migrated) and waits for its "listening" line.
-    static func start(databaseURL: String, sandbox: SandboxServer, extra: [String] = []) async throws -> ServeProcess {
+    static func start(databaseURL: String, sandbox: SandboxServer, extra: [String] = [],
+                      environment more: [String: String] = [:]) async throws -> ServeProcess {
         guard let binary else { throw Failure(description: "payql is not built next to the tests (run swift build --build-tests)") }
         let logPath = NSTemporaryDirectory() + "payql-serve-\(getpid())-\(UUID().uuidString.prefix(8)).log"
         let credentials = sandbox.credentials
@@ -34,7 +35,7 @@ struct ServeProcess: Sendable {
             "--razorpay-key-id", credentials.razorpayKeyID, "--razorpay-base-url", sandbox.baseURL(for: .razorpay),
             "--cashfree-client-id", credentials.cashfreeClientID, "--cashfree-base-url", sandbox.baseURL(for: .cashfree),
         ] + extra
-        let environment = [
+        var environment = [
             "PATH": "/usr/bin:/bin",
             "PAYQL_RAZORPAY_KEY_SECRET": credentials.razorpayKeySecret,
             "PAYQL_RAZORPAY_WEBHOOK_SECRET": credentials.razorpayWebhookSecret,
@@ -43,6 +44,7 @@ struct ServeProcess: Sendable {
             "PAYQL_SETU_CLIENT_SECRET": credentials.setuSecret,
             "PAYQL_SETU_WEBHOOK_KEY": credentials.setuWebhookKey,
         ]
+        environment.merge(more) { _, given in given }
         let process = try ChildProcess(executable: binary, arguments: arguments, environment: environment,
                                        standardOutput: .file(logPath), standardError: .standardOutput)
         let deadline = ContinuousClock.now + .seconds(30)
