@@ -6,6 +6,7 @@ import JSON
 enum WebhookEventResolvers {
     static func register(_ set: inout ResolverSet, services: GatewayServices) {
         let store = WebhookEventStore(pool: services.pool)
+        registerReprocess(&set, services: services)
         set.async("Query", "webhookEvents") { input in
             let page = try PageRequest(first: input[argument: "first"]?.intValue, after: input[argument: "after"]?.stringValue,
                                        order: input[argument: "order"]?.stringValue)

@@ -66,7 +66,7 @@ struct WebhookService: Sendable {
     }
 
     /// Applies an event to its order; returns the stored outcome (APPLIED, UNMATCHED, IGNORED).
-    private func apply(_ event: WebhookEvent, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
+    func apply(_ event: WebhookEvent, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
         guard let providerOrderID = event.orderID else { return "IGNORED" }
         let orderID = try await connection.query("""
             SELECT id FROM orders WHERE provider = \(event.provider.rawValue) AND provider_order_id = \(providerOrderID)
