@@ -66,6 +66,10 @@ import Testing
                 #expect(try await h.eventually { try await Self.bill(h, billID)["confirmation"]?["status"]?.stringValue == "ACKNOWLEDGED" })
                 bill = try await Self.bill(h, billID)
                 #expect(bill["status"]?.stringValue == "CONFIRMED")
+                // The merchant is told in the confirmation's transaction (after order.paid).
+                #expect(try await h.pool.query("""
+                    SELECT array_agg(payload->>'type' ORDER BY id)::text FROM outbox WHERE kind = 'merchant.webhook'
+                    """).single(String.self) == "{order.paid,bill_payment.confirmed}")
                 #expect(bill["postPaymentUrl"]?.stringValue?.contains("/setu/payment-callback/") == true)
                 let paymentID = try #require(bill["order"]?["payments"]?.arrayValue?.first?["providerPaymentId"]?.stringValue)
                 let confirmation = try #require(bill["confirmation"])

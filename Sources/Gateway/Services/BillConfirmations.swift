@@ -268,9 +268,16 @@ struct BillConfirmations: Sendable {
                 """).single(String.self)
             guard let outcome = updated else { return }
             if status == "ACKNOWLEDGED", outcome == "SUCCESS" {
-                _ = try await connection.query("""
+                let confirmed = try await connection.query("""
                     UPDATE bill_payments SET status = 'CONFIRMED', updated_at = now() WHERE id = \(billPaymentID) AND status = 'PAID'
-                    """)
+                    RETURNING amount_minor, currency, order_id
+                    """).single((Int64, String, UUID?).self)
+                // The merchant hears of it once this commits (bill_payment.confirmed, docs/api.md "Merchant webhooks").
+                if let (minor, code, orderID) = confirmed, let currency = Currency.known(code) {
+                    try await MerchantWebhooks.billPaymentConfirmed(
+                        billPaymentID: billPaymentID, globalID: GlobalID(.billPayment, billPaymentID).description, orderID: orderID,
+                        amount: Amount(minorUnits: minor, currency: currency), status: "CONFIRMED", on: connection)
+                }
             }
             if let flag {
                 _ = try await connection.query("""
