@@ -70,6 +70,10 @@ import Testing
                 #expect(try await h.pool.query("""
                     SELECT array_agg(payload->>'type' ORDER BY id)::text FROM outbox WHERE kind = 'merchant.webhook'
                     """).single(String.self) == "{order.paid,bill_payment.confirmed}")
+                let deliveries = try await h.graphQL("query { merchantWebhookDeliveries(first: 1) { nodes { eventType billPayment { id } } } }",
+                                                     key: h.opsKey).data("merchantWebhookDeliveries")?["nodes"]?.arrayValue?.first
+                #expect(deliveries?["eventType"]?.stringValue == "bill_payment.confirmed")
+                #expect(deliveries?["billPayment"]?["id"]?.stringValue == billID)
                 #expect(bill["postPaymentUrl"]?.stringValue?.contains("/setu/payment-callback/") == true)
                 let paymentID = try #require(bill["order"]?["payments"]?.arrayValue?.first?["providerPaymentId"]?.stringValue)
                 let confirmation = try #require(bill["confirmation"])

@@ -84,7 +84,8 @@ struct MerchantWebhookDeliveryView: GraphQLFieldReadable, GraphQLTypeNamed {
     }
 }
 
-/// `Query.merchantWebhookDeliveries` and `Mutation.redeliverMerchantWebhook` (OPS), and the objects a delivery is about.
+/// `Query.merchantWebhookDeliveries` and `Mutation.redeliverMerchantWebhook` (OPS), and the objects a delivery is about
+/// (order, refund, bill payment).
 enum MerchantWebhookResolvers {
     static func register(_ set: inout ResolverSet, services: GatewayServices) {
         let store = MerchantWebhookDeliveryStore(pool: services.pool)
@@ -114,6 +115,10 @@ enum MerchantWebhookResolvers {
         set.async("MerchantWebhookDelivery", "order") { input in
             guard let delivery = input.source as? MerchantWebhookDeliveryView, let id = delivery.record.orderID else { return nil }
             return try await services.orderStore.find(id: id).map(OrderView.init)
+        }
+        set.async("MerchantWebhookDelivery", "billPayment") { input in
+            guard let delivery = input.source as? MerchantWebhookDeliveryView, let id = delivery.record.billPaymentID else { return nil }
+            return try await services.billPayStore.payments(ids: [id])[id].map(BillPaymentView.init)
         }
         set.async("MerchantWebhookDelivery", "refund") { input in
             guard let delivery = input.source as? MerchantWebhookDeliveryView, let id = delivery.record.refundID else { return nil }
