@@ -114,14 +114,20 @@ enum InstamojoTransformers {
     static func paymentOptions(_ wire: InstamojoCheckoutOptions) -> PaymentOptions {
         let options = wire.payment_options
         func choices(_ list: InstamojoCheckoutOptions.Choices?) -> [PaymentOptions.Choice] {
-            (list?.choices ?? []).map { PaymentOptions.Choice(id: $0.id, name: $0.name, imageURL: $0.image) }
+            (list?.choices ?? []).map { PaymentOptions.Choice(id: $0.id.text, name: $0.name, imageURL: $0.image) }
         }
+        // The SDK guide promises plans "sorted in ascending order wrt … tenure" (seed 002:L177); the
+        // wire does not, so they are sorted here (a stable sort: equal tenures keep the provider's order).
         let emi = (options.emi_options?.emi_list ?? []).map { bank in
             PaymentOptions.EMIBank(code: bank.bank_code, name: bank.bank_name,
-                                   plans: bank.rates.map { PaymentOptions.EMIPlan(tenureMonths: $0.tenure, interestRatePercent: $0.interest.text) })
+                                   plans: bank.rates.map { PaymentOptions.EMIPlan(tenureMonths: $0.tenure, interestRatePercent: $0.interest.text) }
+                                       .enumerated().sorted { ($0.element.tenureMonths, $0.offset) < ($1.element.tenureMonths, $1.offset) }
+                                       .map(\.element))
         }
         return PaymentOptions(cards: options.card_options != nil, netbankingBanks: choices(options.netbanking_options),
-                              emiBanks: emi, wallets: choices(options.wallet_options), upi: options.upi_options != nil)
+                              emiBanks: emi, wallets: choices(options.wallet_options), upi: options.upi_options != nil,
+                              netbankingSubmissionURL: options.netbanking_options?.submission_url,
+                              walletSubmissionURL: options.wallet_options?.submission_url)
     }
 
     /// Errors (docs/providers/instamojo.md §4): field-keyed arrays (400), `{"success":false,"message"}`

@@ -38,6 +38,10 @@ public struct PaymentOptions: Sendable, Hashable {
     public var wallets: [Choice]
     /// Whether UPI collect is offered.
     public var upi: Bool
+    /// Where the netbanking form is posted (`netbanking_options.submission_url`), when given.
+    public var netbankingSubmissionURL: String?
+    /// Where the wallet form is posted (`wallet_options.submission_url`), when given.
+    public var walletSubmissionURL: String?
 }
 
 /// A UPI collect request sent to a customer's VPA, or its later status.
@@ -52,6 +56,15 @@ public struct UPICollect: Sendable, Hashable {
     public var message: String?
     /// Where to poll the status (kept so a later poll goes to the same place).
     public var statusURL: String?
+
+    /// A collect as stored by the caller, to poll it again later (``InstamojoAdapter/upiCollectStatus(_:)``).
+    public init(paymentID: String, status: PaymentStatus, rawStatus: String, message: String? = nil, statusURL: String?) {
+        self.paymentID = paymentID
+        self.status = status
+        self.rawStatus = rawStatus
+        self.message = message
+        self.statusURL = statusURL
+    }
 }
 
 /// Instamojo's three-letter refund reason codes (docs/providers/instamojo.md §3) [M].

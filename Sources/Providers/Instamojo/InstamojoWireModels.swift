@@ -98,7 +98,8 @@ struct InstamojoRefundCase: Decodable {
 /// options. Shape from the official Android SDK's parser, not the v2 reference [L].
 struct InstamojoCheckoutOptions: Decodable {
     struct Choice: Decodable {
-        var id: String
+        /// A bank code (text) or a wallet id (an integer in the iOS SDK's parser).
+        var id: TextOrInteger
         var name: String
         var image: String?
     }
@@ -155,4 +156,19 @@ struct InstamojoUPIStatus: Decodable {
 struct InstamojoMessageError: Decodable {
     var success: Bool?
     var message: String
+}
+
+/// A JSON string or integer, read as text (Instamojo's wallet ids are integers,
+/// bank codes strings).
+struct TextOrInteger: Decodable {
+    var text: String
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let integer = try? container.decode(Int64.self) {
+            text = String(integer)
+        } else {
+            text = try container.decode(String.self)
+        }
+    }
 }
