@@ -4,6 +4,7 @@ import HTTPServer
 enum ControlEndpoint: Sendable {
     case health, reset, inspectOrder, completeOrder, completeCashfreeRefund, initiateSetuLink, expireTokens
     case setuPartnerCall, refuseSetuPaymentEvents, webhookLog, redeliverWebhook, addFault, listFaults, clearFaults, removeFault
+    case inspectInstamojoCollect, completeInstamojoCollect
 }
 
 /// Every control route, in the order they are tried.
@@ -16,6 +17,8 @@ let controlRoutes: Router<ControlEndpoint> = {
         ("POST /{provider}/orders/{id}/complete", .completeOrder),
         ("POST /setu/links/{session}/initiate", .initiateSetuLink),
         ("POST /{provider}/tokens/expire", .expireTokens),
+        ("GET /instamojo/collects/{id}", .inspectInstamojoCollect),
+        ("POST /instamojo/collects/{id}/complete", .completeInstamojoCollect),
         ("POST /setu/orders/{id}/{call}", .setuPartnerCall),
         ("POST /setu/payment-events/refuse", .refuseSetuPaymentEvents),
         ("GET /webhooks", .webhookLog), ("POST /webhooks/{id}/redeliver", .redeliverWebhook),
@@ -101,6 +104,21 @@ extension SandboxRouter {
             default: return Self.controlError(404, "only instamojo and setu issue tokens")
             }
             return .json(.object(["status": "expired"]))
+        case .inspectInstamojoCollect:
+            guard let instamojo = simulator(.instamojo) as? InstamojoSimulator else { return Self.controlError(404, "instamojo is not simulated") }
+            guard let collect = instamojo.inspectCollect(paymentID: id) else { return Self.controlError(404, "instamojo: no UPI collect \(id)") }
+            return .json(.object(collect))
+        case .completeInstamojoCollect:
+            guard let instamojo = simulator(.instamojo) as? InstamojoSimulator else { return Self.controlError(404, "instamojo is not simulated") }
+            guard let body = request.body.isEmpty ? WireObject() : request.jsonObject() else { return Self.controlError(400, "body must be a JSON object") }
+            switch instamojo.completeCollect(paymentID: id, body: body, context: context(for: request)) {
+            case .refused(let status, let message):
+                return Self.controlError(status, message)
+            case .done(var result, let webhooks):
+                let deliveries = await dispatcher.deliver(webhooks)
+                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
+                return .json(.object(result))
+            }
         case .setuPartnerCall:
             guard let call = p["call"], call == "payment-status" || call == "refund" else {
                 return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")

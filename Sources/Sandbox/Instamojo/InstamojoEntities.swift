@@ -93,6 +93,8 @@ enum Instamojo {
         var cases: [String] = []
         /// UPI collect: the payer's VPA.
         let vpa: String?
+        /// UPI collect: how many status checks were answered (shows a client's polling).
+        var statusChecks = 0
 
         /// 1.9% of `amount`, rounded down, computed without the product `amount * 19`
         /// (which would overflow for amounts above ~4.8 × 10^17 paise).

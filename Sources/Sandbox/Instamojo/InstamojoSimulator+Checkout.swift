@@ -10,12 +10,14 @@ import Support
 /// and the status-check path are the sandbox's own choices — clients follow
 /// the `status_check_url` they are given.
 extension InstamojoSimulator {
-    static let netbankingBanks: [(String, String)] = [("3021", "HDFC Bank"), ("3022", "ICICI Bank"),
-                                                      ("3044", "State Bank of India"), ("3003", "Axis Bank"),
-                                                      ("3032", "Kotak Mahindra Bank")]
+    /// Bank codes are the sandbox's choice (the first four letters of the bank's IFSC); Instamojo's own are not documented.
+    static let netbankingBanks: [(String, String)] = [("HDFC", "HDFC Bank"), ("ICIC", "ICICI Bank"),
+                                                      ("SBIN", "State Bank of India"), ("UTIB", "Axis Bank"),
+                                                      ("KKBK", "Kotak Mahindra Bank")]
+    /// ICICI's plans are deliberately not in tenure order: the wire promises no order (only the SDK sorts).
     static let emiBanks: [(code: String, name: String, rates: [(Int, String)])] = [
         ("HDFC", "HDFC Bank", [(3, "13.00"), (6, "13.00"), (9, "14.00"), (12, "14.00")]),
-        ("ICIC", "ICICI Bank", [(3, "13.00"), (6, "13.00"), (12, "15.00")]),
+        ("ICIC", "ICICI Bank", [(12, "15.00"), (3, "13.00"), (6, "13.5")]),
     ]
     static let wallets: [(String, String)] = [("paytm", "Paytm"), ("mobikwik", "MobiKwik"), ("freecharge", "FreeCharge")]
 
@@ -81,13 +83,15 @@ extension InstamojoSimulator {
 
     func upiStatus(_ orderID: String, paymentID: String) -> SandboxResponse {
         state.withLock { state in
-            guard let payment = state.payments[paymentID], payment.orderID == orderID, payment.vpa != nil else {
+            guard var payment = state.payments[paymentID], payment.orderID == orderID, payment.vpa != nil else {
                 return Self.notFound()
             }
+            payment.statusChecks += 1
+            state.payments[paymentID] = payment
             let (code, message): (Int64, String) = switch payment.status {
             case nil: (2, "Waiting for the payer to approve the collect request")
             case true?: (5, "Payment succeeded")
-            case false?: (6, "Payment failed")
+            case false?: (6, payment.failure?.message ?? "Payment failed")
             }
             return .json(.object(["payment_id": .string(paymentID), "status_code": .int(code), "status_message": .string(message)]))
         }

@@ -60,12 +60,15 @@ final class InstamojoSimulator: ProviderSimulator {
         if request.method == "POST", p == ["oauth2", "token"] { return SimulatorResult(token(request, context)) }
         guard p.first == "v2" else { return SimulatorResult(Self.notFound()) }
         let v = Array(p.dropFirst())
-        // The mobile SDK's checkout endpoints are called from the device without the merchant's token.
+        // The mobile SDK's checkout endpoints are called from the device without the merchant's token
+        // (the netbanking / wallet forms check one only when it is sent).
         if v.count >= 4, v[0] == "gateway", v[1] == "orders" {
             switch (request.method, v.count) {
             case ("GET", 4) where v[3] == "checkout-options": return SimulatorResult(checkoutOptions(v[2], context))
             case ("POST", 4) where v[3] == "upi": return SimulatorResult(upiCollect(v[2], request, context))
             case ("GET", 6) where v[3] == "upi" && v[5] == "status": return SimulatorResult(upiStatus(v[2], paymentID: v[4]))
+            case ("POST", 4) where v[3] == "netbanking" || v[3] == "wallet":
+                return SimulatorResult(redirectSubmission(v[2], kind: v[3], request, context))
             default: break
             }
         }
