@@ -54,6 +54,7 @@ public final class Gateway: Sendable {
         RoutingResolvers.register(&set, services: services)
         SubscriptionResolvers.register(&set, services: services)
         MerchantWebhookResolvers.register(&set, services: services)
+        InstamojoResolvers.register(&set, services: services)
         set.guardUnresolvedScopedFields()
         for root in ["Query", "Mutation"] { set.notImplemented(rootFields: scopes.rootFields[root] ?? [], of: root) }
         schema = try GraphQLSchema(sdl: EmbeddedSchema.sdl, resolvers: set.resolvers)

@@ -71,6 +71,31 @@ import Testing
             #expect(try await h.count("bill_payments") == 1)
         }
     }
+
+    @Test func theInstamojoExampleRunsAgainstTheSandbox() async throws {
+        let text = try #require(try Self.examples().first { $0.name == "instamojo.graphql" }?.text)
+        try await GatewayHarness.run(configuration: InstamojoCustomUITests.quick()) { h in
+            let (id, _) = try await InstamojoCustomUITests.order(h)
+            let options = try await h.graphQLNamed(text, operation: "Options", variables: ["id": .string(id)])
+            #expect(options.data("order")?["paymentOptions"]?["enabledMethods"]?.arrayValue?.isEmpty == false, "\(options.json)")
+            let redirect = try await h.graphQLNamed(text, operation: "NB", variables: ["id": .string(id)])
+            #expect(redirect.userErrorCodes("startRedirectPayment") == [], "\(redirect.json)")
+            #expect(redirect.data("startRedirectPayment")?["redirect"]?["formFields"]?.arrayValue?.first?["value"]?.stringValue == "HDFC")
+            let collect = try await h.graphQLNamed(text, operation: "Collect", variables: ["id": .string(id), "vpa": "asha@okicici"])
+            #expect(collect.userErrorCodes("requestUpiCollect") == [], "\(collect.json)")
+            let collectID = try #require(collect.data("requestUpiCollect")?["upiCollect"]?["id"]?.stringValue)
+            // The user left the wait screen: PayQL asks the provider and keeps the order open.
+            let cancelled = try await h.graphQLNamed(text, operation: "Cancelled", variables: ["id": .string(id)])
+            #expect(cancelled.data("verifyOrderPayment")?["verified"]?.boolValue == false, "\(cancelled.json)")
+            let paymentID = try #require(try await h.graphQL("query($c: ID!) { upiCollect(id: $c) { providerPaymentId } }",
+                                                               variables: ["c": .string(collectID)]).data("upiCollect")?["providerPaymentId"]?.stringValue)
+            try await h.sandboxControl("/instamojo/collects/\(paymentID)/complete", body: #"{"status":"paid"}"#)
+            #expect(try await h.eventually {
+                let poll = try await h.graphQLNamed(text, operation: "Poll", variables: ["c": .string(collectID)])
+                return poll.data("upiCollect")?["status"]?.stringValue == "SUCCEEDED" && poll.data("upiCollect")?["order"]?["status"]?.stringValue == "PAID"
+            })
+        }
+    }
 }
 
 extension GatewayHarness {

@@ -58,7 +58,6 @@ enum ObjectResolvers {
             guard let order = input.source as? OrderView else { return [] as [any Sendable] }
             return try await services.orderStore.events(orderID: order.record.id).map(OrderEventView.init) as [any Sendable]
         }
-        for empty in ["upiCollects"] { set.sync("Order", empty) { _ in [] as [any Sendable] } }
 
         // Checkout prefill: from the order's customer.
         set.sync("RazorpayCheckout", "prefill") { input in

@@ -116,6 +116,8 @@ enum QueryResolvers {
             return try await RoutingResolvers.node(id.uuid, principal: principal, services: services)
         case .merchantWebhookDelivery:
             return try await MerchantWebhookResolvers.node(id.uuid, principal: principal, services: services)
+        case .upiCollect:
+            return try await InstamojoResolvers.node(id.uuid, principal: principal, services: services)
         case .clientSession, .apiKey:
             return nil
         }

@@ -26,6 +26,9 @@ final class GatewayServices: Sendable {
     let billPay: BillPayService
     let setuPartner: SetuPartnerEndpoints
     let billConfirmations: BillConfirmations
+    let upiCollectStore: UpiCollectStore
+    let upiCollects: UpiCollectService
+    let paymentOptions: PaymentOptionsService
 
     init(pool: PostgresPool, configuration: GatewayConfiguration, providers: ProviderRegistry, keys: APIKeys) {
         self.pool = pool
@@ -56,5 +59,10 @@ final class GatewayServices: Sendable {
         let refunds = RefundService(refunds: RefundStore(pool: pool), payments: paymentStore, orders: orderStore, providers: providers)
         setuPartner = SetuPartnerEndpoints(store: billPayStore, refunds: refunds, providers: providers)
         billConfirmations = BillConfirmations(pool: pool, providers: providers, refunds: refunds)
+        upiCollectStore = UpiCollectStore(pool: pool)
+        upiCollects = UpiCollectService(store: upiCollectStore, orders: orders, orderStore: orderStore, providers: providers,
+                                        settings: configuration.upiCollects, dataKeys: configuration.dataKeys,
+                                        gate: UpiCollectPollGate(limit: configuration.upiCollects.maximumChecksInFlight))
+        paymentOptions = PaymentOptionsService(providers: providers)
     }
 }

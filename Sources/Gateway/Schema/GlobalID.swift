@@ -17,6 +17,7 @@ public enum NodeType: String, Sendable, CaseIterable {
     case billPayment = "BillPayment"
     case routingRule = "RoutingRule"
     case merchantWebhookDelivery = "MerchantWebhookDelivery"
+    case upiCollect = "UpiCollect"
 }
 
 /// An opaque global ID: base64url (no padding) of `"<Type>:<uuid>"`.

@@ -9,6 +9,8 @@ public struct GatewayConfiguration: Sendable {
     public var dataKeys: DataKeyring?
     /// Where merchant notifications are POSTed, and their signing secret (docs/api.md, "Merchant webhooks"). Default: none.
     public var merchantWebhooks = MerchantWebhookConfiguration()
+    /// UPI collect waiting and polling (Instamojo custom UI).
+    public var upiCollects = UpiCollectSettings()
 
     /// How long a Setu bill-pay link may start a bill payment (`BillPayLink.expiresAt`). Setu documents links as single-use
     /// without a lifetime; PayQL refuses older ones so that a stale web view session is not paid. Default 1 h.

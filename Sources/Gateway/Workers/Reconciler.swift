@@ -26,6 +26,8 @@ public enum ReconcilerEvent: Sendable {
 /// due time. Owns one task between ``start()`` and ``shutdown()``.
 public final class Reconciler: Sendable {
     private let orders: OrderService
+    /// UPI collects nobody reads are checked here too (each at most once per its next check).
+    private let collects: UpiCollectService?
     private let store: ReconcileStore
     private let configuration: ReconcilerConfiguration
     private let report: @Sendable (ReconcilerEvent) -> Void
@@ -36,12 +38,14 @@ public final class Reconciler: Sendable {
     /// A reconciler for `gateway`'s orders; `report` hears what it does (log it; it carries no secret).
     public convenience init(gateway: Gateway, configuration: ReconcilerConfiguration = .init(),
                             report: @escaping @Sendable (ReconcilerEvent) -> Void = { _ in }) {
-        self.init(orders: gateway.services.orders, pool: gateway.services.pool, configuration: configuration, report: report)
+        self.init(orders: gateway.services.orders, pool: gateway.services.pool, configuration: configuration,
+                  collects: gateway.services.upiCollects, report: report)
     }
 
-    init(orders: OrderService, pool: PostgresPool, configuration: ReconcilerConfiguration,
+    init(orders: OrderService, pool: PostgresPool, configuration: ReconcilerConfiguration, collects: UpiCollectService? = nil,
          report: @escaping @Sendable (ReconcilerEvent) -> Void) {
         self.orders = orders
+        self.collects = collects
         store = ReconcileStore(pool: pool)
         self.configuration = configuration
         self.report = report
@@ -79,6 +83,8 @@ public final class Reconciler: Sendable {
                 }
                 claimed = 0
             }
+            // Pending UPI collects whose check is due (their own lease keeps two workers off one).
+            await collects?.checkDue(limit: max(1, configuration.batchSize))
             // A full batch means more are due: go on at once; otherwise wait.
             if claimed < configuration.batchSize {
                 try? await Task.sleep(for: configuration.interval)
