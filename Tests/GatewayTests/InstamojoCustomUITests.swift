@@ -1,6 +1,7 @@
 import Foundation
 @testable import Gateway
 import HTTPClient
+import HTTPServer
 import JSON
 import Testing
 
@@ -265,6 +266,24 @@ import Testing
             #expect(inspected["status_checks"]?.intValue == 1, "\(inspected)")
             #expect(try await Self.readCollect(h, collectID)["lastCheckedAt"]?.stringValue != nil)
             #expect(h.gateway.services.upiCollects.gate.inFlight == 0)
+        }
+    }
+
+    @Test func upiCollectUpdatedStreamsTheCollectUntilItSucceeds() async throws {
+        try await GatewayHarness.run(configuration: Self.quick()) { h in
+            let (id, _) = try await Self.order(h)
+            let collect = try await Self.collect(h, order: id)
+            let collectID = try #require(collect["id"]?.stringValue)
+            let stream = try EventStreamConnection(port: h.server.port, key: h.secretKey, body: LiveUpdateTests.body(
+                "subscription($id: ID!) { upiCollectUpdated(upiCollectId: $id) { id status } }", id: collectID))
+            #expect(try await stream.next()?.status == 200)
+            #expect(try await stream.nextEvent(named: "next")?.data.contains("PENDING") == true)
+            try await h.sandboxControl("/instamojo/collects/\(try #require(collect["providerPaymentId"]?.stringValue))/complete", body: #"{"status":"paid"}"#)
+            // Something reads the collect (an app, or the reconciler's loop): its check's change reaches the subscriber.
+            #expect(try await h.eventually { try await Self.readCollect(h, collectID)["status"]?.stringValue == "SUCCEEDED" })
+            var succeeded = false
+            while !succeeded, let event = try await stream.nextEvent(named: "next") { succeeded = event.data.contains("SUCCEEDED") }
+            #expect(succeeded)
         }
     }
 }

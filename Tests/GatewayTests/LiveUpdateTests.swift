@@ -180,12 +180,12 @@ import Testing
             let plain = try await h.graphQL(Self.subscription, variables: ["id": .string(id)])
             #expect(plain.status == 400)
             #expect(plain.errorCodes == ["SUBSCRIPTIONS_NOT_SUPPORTED"])
-            // Not wired yet (its table has not landed): a clear error, then complete (never a hang).
+            // An id of the wrong type: a clear error, then complete (never a hang).
             let upi = try EventStreamConnection(port: h.server.port, key: h.secretKey,
                                                 body: Self.body("subscription($id: ID!) { upiCollectUpdated(upiCollectId: $id) { id } }", id: id))
             #expect(try await upi.next()?.status == 200)
             let next = try #require(try await upi.nextEvent(named: "next"))
-            #expect(next.data.contains("NOT_IMPLEMENTED"))
+            #expect(next.data.contains("BAD_USER_INPUT"))
             #expect(try await upi.nextEvent(named: "complete") != nil)
             // A query over SSE: one result, then complete.
             let query = try EventStreamConnection(port: h.server.port, key: h.secretKey,

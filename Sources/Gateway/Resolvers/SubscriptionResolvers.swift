@@ -41,12 +41,21 @@ enum SubscriptionResolvers {
             }
             return BillPaymentView(record: record)
         }
-        // Its table is built by another part of issue 12's work; until it lands, a clear
-        // error (the stream then completes at once), never a stream that waits forever.
-        for field in ["upiCollectUpdated"] {
-            set.sync("Subscription", field) { _ in
-                throw GatewayRequestError(code: "NOT_IMPLEMENTED", message: "Subscription.\(field) is not available yet on this server.")
+        // Announced by the UPI collect code (pg_notify 'UpiCollect:<uuid>' in each transaction that
+        // changes the collect). Each read may run the collect's due status check (one for all readers).
+        set.async("Subscription", "upiCollectUpdated") { input in
+            guard let id = input[argument: "upiCollectId"]?.stringValue.flatMap({ GlobalID($0, of: .upiCollect) }) else {
+                throw GatewayRequestError.badInput("upiCollectId is not an UpiCollect id.")
             }
+            (input.source as? LiveSubscription)?.watch("UpiCollect:\(id.uuid.uuidString.lowercased())")
+            guard let record = try await services.upiCollects.read(id: id.uuid),
+                  let order = try await services.orderStore.find(id: record.orderID) else {
+                throw GatewayRequestError.badInput("No UPI collect with this id.")
+            }
+            guard try input.gateway.principal.maySee(customerID: order.customerID) else {
+                throw GatewayRequestError(code: "FORBIDDEN", message: "This UPI collect is not visible to this caller.")
+            }
+            return InstamojoResolvers.view(record, services)
         }
     }
 
