@@ -6,8 +6,8 @@ import JSON
 import Testing
 
 /// The contract's client examples (`../shared/api/examples/*.graphql`, copied to
-/// `Fixtures/examples`) validate against the served schema, and the ones whose flow is
-/// served run against the sandbox.
+/// `Fixtures/examples`) validate against the served schema, and each of the five runs
+/// against the sandbox (TPV + Turbo UPI and ops in the `+TurboAndOps` file).
 @Suite struct ContractExamplesTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/examples")
 
@@ -99,11 +99,11 @@ import Testing
 }
 
 extension GatewayHarness {
-    /// POSTs `operation` of a multi-operation document.
-    func graphQLNamed(_ document: String, operation: String, variables: JSONObject) async throws -> Answer {
+    /// POSTs `operation` of a multi-operation document (with the SECRET key unless `key` is given).
+    func graphQLNamed(_ document: String, operation: String, variables: JSONObject, key: String? = nil) async throws -> Answer {
         let body = JSONWriter.write(["query": .string(document), "operationName": .string(operation), "variables": .object(variables)])
         let response = try await client.execute(.init(method: "POST", url: baseURL + "/graphql",
-                                                      headers: [("content-type", "application/json"), ("authorization", "Bearer \(secretKey)")],
+                                                      headers: [("content-type", "application/json"), ("authorization", "Bearer \(key ?? secretKey)")],
                                                       body: body))
         return Answer(status: response.status, json: try JSONParser.parse(response.body))
     }
