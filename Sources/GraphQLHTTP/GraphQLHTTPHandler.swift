@@ -430,16 +430,34 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
     }
 
-    func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
+    /// The request's context for `prepared`, or the answer refusing it (authentication
+    /// failed, or the authorizer does not allow the operation) with its outcome label.
+    enum Admission {
+        case allowed(any Sendable)
+        case refused(HTTPResponse, outcome: String)
+    }
+
+    /// Authenticates the request and checks the operation against the authorizer.
+    func admit(_ prepared: Prepared, request: HTTPRequest) async -> Admission {
         let context: any Sendable
         do {
             context = try await contextProvider.context(for: request)
         } catch {
             let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
-            return (failure, error.status >= 500 ? "server_error" : "request_error")
+            return .refused(failure, outcome: error.status >= 500 ? "server_error" : "request_error")
         }
         if let refusal = authorizer?.check(context, prepared.summary, request) {
-            return (Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel), "request_error")
+            return .refused(Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel),
+                            outcome: "request_error")
+        }
+        return .allowed(context)
+    }
+
+    func execute(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
+        let context: any Sendable
+        switch await admit(prepared, request: request) {
+        case .allowed(let admitted): context = admitted
+        case .refused(let response, let outcome): return (response, outcome)
         }
         let engine = self.engine
         let rootValue = self.rootValue

@@ -316,12 +316,8 @@ struct BillPayStore: Sendable {
         }
         if let after = filter.createdAfter { conditions.append("created_at >= \(after)::timestamptz") }
         if let before = filter.createdBefore { conditions.append("created_at < \(before)::timestamptz") }
-        if let cursor {
-            conditions.append(newestFirst
-                ? "(created_at, id) < (\(cursor.createdAt), \(cursor.id))"
-                : "(created_at, id) > (\(cursor.createdAt), \(cursor.id))")
-        }
-        let order: PostgresQuery = newestFirst ? "ORDER BY created_at DESC, id DESC" : "ORDER BY created_at ASC, id ASC"
+        conditions = KeysetCursor.page(conditions, after: cursor, newestFirst: newestFirst)
+        let order = KeysetCursor.ordering(newestFirst: newestFirst)
         let rows = try await pool.query("""
             SELECT \(sql: Self.paymentColumns) FROM bill_payments \(SQLPattern.whereClause(conditions)) \(order) LIMIT \(Int64(limit + 1))
             """)

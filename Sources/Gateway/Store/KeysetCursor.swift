@@ -26,6 +26,21 @@ struct KeysetCursor: Sendable, Hashable {
     }
 }
 
+extension KeysetCursor {
+    /// `conditions` plus the one that starts a page after `cursor` (nothing more on the first
+    /// page); pair it with ``ordering(newestFirst:)``, the order the condition relies on.
+    static func page(_ conditions: [PostgresQuery], after cursor: KeysetCursor?, newestFirst: Bool) -> [PostgresQuery] {
+        guard let cursor else { return conditions }
+        return conditions + [newestFirst ? "(created_at, id) < (\(cursor.createdAt), \(cursor.id))"
+                                         : "(created_at, id) > (\(cursor.createdAt), \(cursor.id))"]
+    }
+
+    /// `ORDER BY created_at, id` in the page's direction.
+    static func ordering(newestFirst: Bool) -> PostgresQuery {
+        newestFirst ? "ORDER BY created_at DESC, id DESC" : "ORDER BY created_at ASC, id ASC"
+    }
+}
+
 /// `first`/`after` of a connection field, checked: `first` in 0…100 (default 20).
 struct PageRequest: Sendable {
     var first: Int

@@ -143,12 +143,8 @@ struct OrderStore: Sendable {
     /// A page of orders (`limit + 1` rows: the extra one says there is a next page).
     func list(filter: OrderFilter, after cursor: KeysetCursor?, limit: Int, newestFirst: Bool) async throws -> [OrderRecord] {
         var conditions = filter.conditions
-        if let cursor {
-            conditions.append(newestFirst
-                ? "(created_at, id) < (\(cursor.createdAt), \(cursor.id))"
-                : "(created_at, id) > (\(cursor.createdAt), \(cursor.id))")
-        }
-        let order: PostgresQuery = newestFirst ? "ORDER BY created_at DESC, id DESC" : "ORDER BY created_at ASC, id ASC"
+        conditions = KeysetCursor.page(conditions, after: cursor, newestFirst: newestFirst)
+        let order = KeysetCursor.ordering(newestFirst: newestFirst)
         let rows = try await pool.query("""
             SELECT \(sql: Self.columns) FROM orders \(SQLPattern.whereClause(conditions)) \(order) LIMIT \(Int64(limit + 1))
             """)

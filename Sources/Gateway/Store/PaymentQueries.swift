@@ -64,8 +64,8 @@ extension PaymentStore {
     /// A page of payments (`limit + 1` rows: the extra one says there is a next page), keyset on `(created_at, id)`.
     func list(filter: PaymentFilter, after cursor: KeysetCursor?, limit: Int, newestFirst: Bool) async throws -> [PaymentRecord] {
         let rows = try await pool.query("""
-            SELECT \(sql: Self.paymentColumns) FROM payments \(SQLPattern.whereClause(Self.page(filter.conditions, cursor, newestFirst)))
-            \(Self.ordering(newestFirst)) LIMIT \(Int64(limit + 1))
+            SELECT \(sql: Self.paymentColumns) FROM payments \(SQLPattern.whereClause(KeysetCursor.page(filter.conditions, after: cursor, newestFirst: newestFirst)))
+            \(KeysetCursor.ordering(newestFirst: newestFirst)) LIMIT \(Int64(limit + 1))
             """)
         return try rows.map(Self.payment)
     }
@@ -73,19 +73,9 @@ extension PaymentStore {
     /// A page of refunds, like ``list(filter:after:limit:newestFirst:)-(PaymentFilter,_,_,_)``.
     func list(filter: RefundFilter, after cursor: KeysetCursor?, limit: Int, newestFirst: Bool) async throws -> [RefundRecord] {
         let rows = try await pool.query("""
-            SELECT \(sql: Self.refundColumns) FROM refunds \(SQLPattern.whereClause(Self.page(filter.conditions, cursor, newestFirst)))
-            \(Self.ordering(newestFirst)) LIMIT \(Int64(limit + 1))
+            SELECT \(sql: Self.refundColumns) FROM refunds \(SQLPattern.whereClause(KeysetCursor.page(filter.conditions, after: cursor, newestFirst: newestFirst)))
+            \(KeysetCursor.ordering(newestFirst: newestFirst)) LIMIT \(Int64(limit + 1))
             """)
         return try rows.map(Self.refund)
-    }
-
-    private static func page(_ conditions: [PostgresQuery], _ cursor: KeysetCursor?, _ newestFirst: Bool) -> [PostgresQuery] {
-        guard let cursor else { return conditions }
-        return conditions + [newestFirst ? "(created_at, id) < (\(cursor.createdAt), \(cursor.id))"
-                                         : "(created_at, id) > (\(cursor.createdAt), \(cursor.id))"]
-    }
-
-    private static func ordering(_ newestFirst: Bool) -> PostgresQuery {
-        newestFirst ? "ORDER BY created_at DESC, id DESC" : "ORDER BY created_at ASC, id ASC"
     }
 }

@@ -34,14 +34,9 @@ extension GraphQLHTTPHandler {
     /// one result and completes.
     func executeEventStream(_ prepared: Prepared, request: HTTPRequest) async -> (HTTPResponse, String) {
         let context: any Sendable
-        do {
-            context = try await contextProvider.context(for: request)
-        } catch {
-            let failure = Self.respondHTTPError(error, mediaType: prepared.mediaType, operation: prepared.operationLabel)
-            return (failure, error.status >= 500 ? "server_error" : "request_error")
-        }
-        if let refusal = authorizer?.check(context, prepared.summary, request) {
-            return (Self.respondHTTPError(refusal, mediaType: prepared.mediaType, operation: prepared.operationLabel), "request_error")
+        switch await admit(prepared, request: request) {
+        case .allowed(let admitted): context = admitted
+        case .refused(let response, let outcome): return (response, outcome)
         }
         let stream = HTTPResponseStream(maxBufferedBytes: configuration.eventStreams.maxBufferedBytes)
         var response = HTTPResponse.streaming(headers: Self.eventStreamHeaders, stream: stream)
