@@ -247,7 +247,13 @@ import Testing
                 SELECT id, 'razorpay', 50000, 'INR', 'rw_' || id, 'ATTEMPTED' FROM c RETURNING id
                 """).decode(UUID.self)
             #expect(orderIDs.count == 100)
-            let pool = h.pool
+            // Its own pool (10 connections like the gateway's) with a generous acquire timeout: the
+            // 100 transactions queue for the connections, and beside the other suites on two cores
+            // the last ones waited past the default 10 s (a timeout, not a wrong allotment).
+            var configuration = PostgresPoolConfiguration(connection: try PostgresConfiguration(connectionString: h.databaseURL))
+            configuration.acquireTimeout = .seconds(120)
+            let pool = PostgresPool(configuration: configuration)
+            defer { pool.shutdown() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for orderID in orderIDs {
                     group.addTask {
