@@ -67,7 +67,7 @@ let package = Package(
         /// The payments domain: the served schema, resolvers, services, store, auth, idempotency, webhooks.
         .target(
             name: "Gateway",
-            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Crypto", "JSON", "Metrics"],
+            dependencies: ["GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "HTTPClient", "PaymentsCore", "Providers", "Crypto", "JSON", "Metrics", "Support"],
             swiftSettings: strictSettings
         ),
 

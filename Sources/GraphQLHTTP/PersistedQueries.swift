@@ -1,6 +1,6 @@
 import Crypto
 import JSON
-import Synchronization
+import Support
 
 /// How the server treats persisted queries.
 public enum PersistedQueryMode: String, Sendable, CaseIterable {
@@ -29,7 +29,7 @@ public final class PersistedQueryStore: Sendable {
     public let capacity: Int
     /// Most bytes of automatic entries kept (text + hash + ``entryOverhead`` each).
     public let maxBytes: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Bytes each automatic entry is counted for beyond its text and hash (dictionary
     /// slot, order slot, string headers).
@@ -52,7 +52,7 @@ public final class PersistedQueryStore: Sendable {
         self.mode = mode
         self.capacity = max(1, capacity)
         self.maxBytes = max(0, maxBytes)
-        self.state = Mutex(State())
+        self.state = Locked(State())
     }
 
     /// The hash under which `document` is known.

@@ -21,7 +21,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let core: ServerCore
-    private let state = Mutex<LifeState>(.running)
+    private let state = Locked<LifeState>(.running)
     /// The listening socket after `shutdown` quiesced the daemon, until `stopNow` closes it; -1 otherwise.
     private let quiescedListener = Atomic<Int32>(-1)
     private let sweeper: Task<Void, Never>

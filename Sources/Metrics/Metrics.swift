@@ -13,8 +13,8 @@ import Synchronization
 public final class MetricsRegistry: Sendable {
     /// Label sets kept per metric before folding into `__other__`.
     public let maxSeriesPerMetric: Int
-    private let metrics = Mutex<[any RenderableMetric]>([])
-    private let collectors = Mutex<[@Sendable () -> String]>([])
+    private let metrics = Locked<[any RenderableMetric]>([])
+    private let collectors = Locked<[@Sendable () -> String]>([])
 
     /// An empty registry.
     public init(maxSeriesPerMetric: Int = 500) {
@@ -110,7 +110,7 @@ public final class Counter: RenderableMetric {
     let help: String
     let labelNames: [String]
     let maxSeries: Int
-    private let values = Mutex<[[String]: Double]>([:])
+    private let values = Locked<[[String]: Double]>([:])
 
     init(name: String, help: String, labelNames: [String], maxSeries: Int) {
         self.name = name
@@ -151,7 +151,7 @@ public final class Gauge: RenderableMetric {
     let help: String
     let labelNames: [String]
     let maxSeries: Int
-    private let values = Mutex<[[String]: Double]>([:])
+    private let values = Locked<[[String]: Double]>([:])
 
     init(name: String, help: String, labelNames: [String], maxSeries: Int) {
         self.name = name
@@ -209,9 +209,8 @@ public final class Histogram: RenderableMetric {
     private let admitted = ReadWriteLocked<Set<[String]>>([])
     private let shards: [Shard]
 
-    /// One thread's share of the counts. A pthread lock rather than `Mutex`: server
-    /// threads are libmicrohttpd's, and ThreadSanitizer models pthread locks, not
-    /// `Mutex`'s futex (docs/toolchain-facts.md §1).
+    /// One thread's share of the counts, behind a reader-writer pthread lock (server
+    /// threads are libmicrohttpd's; docs/toolchain-facts.md §1).
     private typealias Shard = ReadWriteLocked<[[String]: Series]>
 
     struct Series {

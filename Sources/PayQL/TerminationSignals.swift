@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Dispatch
-import Synchronization
+import Support
 
 /// Waits for SIGINT or SIGTERM (graceful shutdown of `payql serve` and `payql sandbox`).
 enum TerminationSignals {
@@ -25,7 +25,7 @@ enum TerminationSignals {
 
 /// Resumes one waiter once a signal has fired (in either order).
 private final class SignalLatch: Sendable {
-    private let state = Mutex<(fired: Int32?, waiter: CheckedContinuation<Int32, Never>?)>((nil, nil))
+    private let state = Locked<(fired: Int32?, waiter: CheckedContinuation<Int32, Never>?)>((nil, nil))
 
     func fire(_ number: Int32) {
         let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in

@@ -1,3 +1,4 @@
+import Support
 import Synchronization
 
 /// Routes requests: `/_sandbox/...` to the control API, `/{provider}/...` to
@@ -10,7 +11,7 @@ final class SandboxRouter: Sendable {
     /// Where Setu's calls to the partner go (`{base}/setu/v1/...`).
     let setuPartnerURL: String?
     /// `http://host:port`, known once the socket is bound.
-    let root = Mutex<String>("")
+    let root = Locked<String>("")
     /// Set at shutdown: ends held `timeout` faults early.
     let stopping = Atomic<Bool>(false)
 

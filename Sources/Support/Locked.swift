@@ -2,10 +2,11 @@
 import Glibc
 #endif
 
-/// A value behind a `pthread_mutex_t`: PayQL's one mutual-exclusion box.
+/// A value behind a `pthread_mutex_t`: PayQL's one mutual-exclusion box, used by
+/// every target (`ReadWriteLocked` is its reader-writer sibling for read-mostly tables).
 ///
-/// Used instead of `Synchronization.Mutex` for state shared with C libraries'
-/// threads (libmicrohttpd, libcurl, libpq): `Mutex` waits on a raw futex on Linux,
+/// Used instead of `Synchronization.Mutex`, since so much state is shared with C
+/// libraries' threads (libmicrohttpd, libcurl, libpq): `Mutex` waits on a raw futex on Linux,
 /// which ThreadSanitizer does not model (it reported races on Mutex-guarded state
 /// shared with a C thread; docs/toolchain-facts.md §1), while pthread mutexes are
 /// understood, so TSan runs stay meaningful. Uncontended, both cost the same.
@@ -34,7 +35,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

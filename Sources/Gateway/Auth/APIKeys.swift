@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
 public import Postgres
-import Synchronization
+import Support
 
 /// A newly created API key: the text is shown once and never stored.
 public struct CreatedAPIKey: Sendable {
@@ -37,7 +37,7 @@ public final class APIKeys: Sendable {
     private let pool: PostgresPool
     private let cacheLifetime: Duration
     private let maxCachedKeys: Int
-    private let cache = Mutex<[Data: (principal: Principal, until: ContinuousClock.Instant)]>([:])
+    private let cache = Locked<[Data: (principal: Principal, until: ContinuousClock.Instant)]>([:])
 
     /// Keys stored in `pool`.
     public init(pool: PostgresPool, cacheLifetime: Duration = .seconds(5), maxCachedKeys: Int = 10_000) {

@@ -2,7 +2,7 @@ public import Foundation
 public import GraphQLHTTP
 import JSON
 public import Postgres
-import Synchronization
+import Support
 
 /// Subscription events for the whole instance, from PostgreSQL `NOTIFY` on the
 /// `payql_events` channel (payload `<Type>:<uuid>`: `Order`, `UpiCollect`,
@@ -24,9 +24,9 @@ public final class LiveEvents: SubscriptionBroker {
     /// Open subscriptions a credential (API key or client session) may hold.
     public let maxPerCredential: Int
     private let pool: PostgresPool
-    private let registry = Mutex(LiveRegistry())
-    private let listener = Mutex<PostgresListener?>(nil)
-    private let sweeper = Mutex<Task<Void, Never>?>(nil)
+    private let registry = Locked(LiveRegistry())
+    private let listener = Locked<PostgresListener?>(nil)
+    private let sweeper = Locked<Task<Void, Never>?>(nil)
     private let log: @Sendable (String) -> Void
 
     /// Events for subscriptions served through `pool`'s database.

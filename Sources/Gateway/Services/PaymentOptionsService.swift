@@ -1,7 +1,7 @@
 import Foundation
 import PaymentsCore
 import Providers
-import Synchronization
+import Support
 
 /// Instamojo's payment options for a custom checkout UI (flow F14) and the netbanking /
 /// wallet form-post built from them (flow F15).
@@ -31,7 +31,7 @@ final class PaymentOptionsService: Sendable {
     }
 
     private let providers: ProviderRegistry
-    private let cache = Mutex<[String: (fetched: Fetched, until: ContinuousClock.Instant)]>([:])
+    private let cache = Locked<[String: (fetched: Fetched, until: ContinuousClock.Instant)]>([:])
 
     init(providers: ProviderRegistry) { self.providers = providers }
 

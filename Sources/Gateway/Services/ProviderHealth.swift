@@ -3,7 +3,7 @@ import GraphQLHTTP
 import Metrics
 import PaymentsCore
 import Providers
-import Synchronization
+import Support
 
 /// Recent provider calls, for `providers { health }`: the last `window` calls per provider
 /// (bounded memory), their success rate and p99 latency. A provider whose last calls all
@@ -24,9 +24,9 @@ final class ProviderHealth: Sendable {
 
     /// Calls remembered per provider.
     let window: Int
-    private let series = Mutex<[ProviderName: Series]>([:])
+    private let series = Locked<[ProviderName: Series]>([:])
     /// Where every call is also counted for `/metrics`, once attached.
-    private let metrics = Mutex<(requests: Counter, latency: Histogram)?>(nil)
+    private let metrics = Locked<(requests: Counter, latency: Histogram)?>(nil)
 
     init(window: Int = 200) {
         self.window = max(1, window)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Support
 
 /// Single flight per collect on this instance: the first reader of a due collect starts its
 /// status check, readers arriving meanwhile wait for that same check (each up to its own
@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Memory is bounded: an entry lives only while its check runs, and at most `limit` run at once.
 final class UpiCollectPollGate: Sendable {
-    private let flights = Mutex<[UUID: PollFlight]>([:])
+    private let flights = Locked<[UUID: PollFlight]>([:])
     private let limit: Int
 
     init(limit: Int) { self.limit = max(1, limit) }
@@ -54,7 +54,7 @@ final class PollFlight: Sendable {
         var expired: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// True for the one caller that must start the check.
     func claimStart() -> Bool {

@@ -1,6 +1,6 @@
 import Metrics
 import Postgres
-import Synchronization
+import Support
 
 /// The Gateway's figures on `/metrics` beyond provider calls (docs/operations.md, "Metrics"):
 ///
@@ -26,9 +26,9 @@ final class GatewayMetrics: Sendable {
     private let outboxDepth: Gauge
     private let outboxAge: Gauge
     /// Outbox kinds seen pending before: set back to 0 when none is pending any more.
-    private let outboxKinds = Mutex<Set<String>>([])
+    private let outboxKinds = Locked<Set<String>>([])
     /// When the database gauges were last read (nil: never), so bursts of scrapes cost one statement.
-    private let lastRefresh = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastRefresh = Locked<ContinuousClock.Instant?>(nil)
     /// How long after creation the reconciler first looks at an order (its default `creationGrace`).
     private let creationGraceSeconds: Int64
 

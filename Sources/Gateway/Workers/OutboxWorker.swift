@@ -1,5 +1,6 @@
 public import Foundation
 public import Postgres
+import Support
 import Synchronization
 
 /// Something an outbox worker did, for the caller's log and for tests (no secret in any of them).
@@ -29,7 +30,7 @@ public final class OutboxWorker: Sendable {
     private let handlers: [OutboxKind: OutboxHandler]
     private let configuration: OutboxConfiguration
     private let report: @Sendable (OutboxEvent) -> Void
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = Locked<Task<Void, Never>?>(nil)
     /// Set by ``shutdown()``: nothing more is claimed and ``start()`` does nothing.
     private let stopping = Atomic<Bool>(false)
 

@@ -1,5 +1,6 @@
 public import Foundation
 import Postgres
+import Support
 import Synchronization
 
 /// Something the reconciler did, for the caller's log and for tests.
@@ -31,7 +32,7 @@ public final class Reconciler: Sendable {
     private let store: ReconcileStore
     private let configuration: ReconcilerConfiguration
     private let report: @Sendable (ReconcilerEvent) -> Void
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = Locked<Task<Void, Never>?>(nil)
     /// Set by ``shutdown()``: the loop claims nothing more, and ``start()`` does nothing.
     private let stopping = Atomic<Bool>(false)
 

@@ -1,6 +1,7 @@
 import GraphQL
 import HTTPServer
 import JSON
+import Support
 import Synchronization
 
 /// GraphQL over Server-Sent Events, "distinct connections" mode (graphql-sse's
@@ -111,7 +112,7 @@ extension GraphQLHTTPHandler {
 /// The subscriptions being streamed: one heartbeat task writes a comment line to all
 /// of them every interval (none per subscriber), and `/metrics` counts them.
 final class OpenSubscriptions: Sendable {
-    private let table = Mutex<[UInt64: LiveSubscription]>([:])
+    private let table = Locked<[UInt64: LiveSubscription]>([:])
     private let heartbeatStarted = Atomic<Bool>(false)
     /// Between two heartbeats.
     let heartbeat: Duration

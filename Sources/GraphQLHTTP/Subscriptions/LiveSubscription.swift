@@ -1,5 +1,6 @@
 import HTTPServer
 import JSON
+import Support
 import Synchronization
 
 /// Where a subscription's events come from: implemented by the application (the
@@ -36,9 +37,9 @@ public final class LiveSubscription: Sendable {
     /// The root fields the operation selects.
     public let rootFields: [String]
     let stream: HTTPResponseStream
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
     private let runner: @Sendable (LiveSubscription) async -> Void
-    private let watcher: Mutex<(@Sendable (String, LiveSubscription) -> Void)?>
+    private let watcher: Locked<(@Sendable (String, LiveSubscription) -> Void)?>
 
     private struct State {
         var topics: [String] = []
@@ -60,7 +61,7 @@ public final class LiveSubscription: Sendable {
         self.rootFields = rootFields
         self.stream = stream
         self.runner = runner
-        self.watcher = Mutex(nil)
+        self.watcher = Locked(nil)
     }
 
     /// For resolvers: re-run this subscription after every event on `topic` (e.g.

@@ -1,5 +1,5 @@
+import Support
 import Crypto
-import Synchronization
 
 /// Finishing payments from the control API, and Cashfree's signed webhooks.
 extension CashfreeSimulator {

@@ -1,5 +1,4 @@
 import Crypto
-import Synchronization
 import Support
 
 /// Orders, payments and refunds (`/orders…`).

@@ -1,5 +1,5 @@
 import Crypto
-import Synchronization
+import Support
 
 /// Cashfree PG (`https://sandbox.cashfree.com/pg/...`), per docs/providers/cashfree.md.
 ///
@@ -26,7 +26,7 @@ final class CashfreeSimulator: ProviderSimulator {
 
     let provider = SandboxProvider.cashfree
     let credentials: SandboxCredentials
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(credentials: SandboxCredentials) {
         self.credentials = credentials

@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// Setu calling the partner: `getPaymentStatus` and `refund` (docs/providers/setu.md §5), played
 /// from the control API so a gateway's endpoints can be exercised and checked.

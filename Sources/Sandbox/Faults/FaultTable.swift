@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// The active fault rules, shared by all requests.
 final class FaultTable: Sendable {
@@ -9,7 +9,7 @@ final class FaultTable: Sendable {
         var remaining: Int?
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     init(_ rules: [FaultRule]) {
         for rule in rules { _ = add(rule) }

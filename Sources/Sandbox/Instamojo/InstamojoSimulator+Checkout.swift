@@ -1,5 +1,4 @@
 import Crypto
-import Synchronization
 import Support
 
 /// The mobile SDK's checkout endpoints, finishing payments, and the form webhook.

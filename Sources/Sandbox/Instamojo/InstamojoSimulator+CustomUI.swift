@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// The custom-UI pieces the mobile SDK drives (seed 002): the netbanking and wallet form
 /// posts (`submission_url`s of `checkout-options`), and the control of a UPI collect's

@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// Payment requests, gateway orders, payments and refunds (`/v2/...`).
 extension InstamojoSimulator {

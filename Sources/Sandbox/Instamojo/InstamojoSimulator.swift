@@ -1,5 +1,4 @@
 import Crypto
-import Synchronization
 import Support
 
 /// Instamojo API v2 (`https://test.instamojo.com/v2/...` and `/oauth2/token/`), per docs/providers/instamojo.md.
@@ -21,7 +20,7 @@ final class InstamojoSimulator: ProviderSimulator {
 
     let provider = SandboxProvider.instamojo
     let credentials: SandboxCredentials
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Token lifetime, as in the reference's example.
     static let tokenLifetime: Int64 = 36_000
 

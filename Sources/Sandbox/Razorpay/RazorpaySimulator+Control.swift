@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 import Crypto
 
 /// Finishing payments from the control API, and Razorpay's webhooks.

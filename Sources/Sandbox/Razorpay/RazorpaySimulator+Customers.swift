@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 /// Customers and their TPV bank accounts (`/v1/customers…`).
 extension RazorpaySimulator {
     func createCustomer(_ request: SandboxRequest, _ context: SimulatorContext) -> SandboxResponse {

@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 import Crypto
 
 /// Orders, payments, refunds and Turbo UPI sessions (`/v1/orders…`, `/v1/payments…`, `/v1/refunds…`).

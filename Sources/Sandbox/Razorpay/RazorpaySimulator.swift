@@ -1,5 +1,4 @@
 import Crypto
-import Synchronization
 import Support
 
 /// Razorpay's REST API (`https://api.razorpay.com/v1/...`), per docs/providers/razorpay.md.
@@ -24,7 +23,7 @@ final class RazorpaySimulator: ProviderSimulator {
 
     let provider = SandboxProvider.razorpay
     let credentials: SandboxCredentials
-    let state = Mutex(State())
+    let state = Locked(State())
     /// A fixed merchant account id for webhook envelopes.
     let accountID = "acc_Sandbox0000001"
 

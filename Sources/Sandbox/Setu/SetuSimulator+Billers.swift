@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// The sandbox's BBPS catalogue, payment-event refusals and delivery counts.
 ///

@@ -1,4 +1,3 @@
-import Synchronization
 import Support
 
 /// Links, the partner's payment and refund events, and the user's journey

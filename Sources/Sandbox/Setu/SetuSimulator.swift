@@ -1,5 +1,4 @@
 import Crypto
-import Synchronization
 import Support
 
 /// Setu BBPS BillPay, pre-built screens with the partner's own payment gateway
@@ -52,7 +51,7 @@ final class SetuSimulator: ProviderSimulator {
 
     let provider = SandboxProvider.setu
     let credentials: SandboxCredentials
-    let state = Mutex(State())
+    let state = Locked(State())
     static let tokenLifetime: Int64 = 600
 
     /// `paymentMode` values (docs/providers/setu.md §4.2); `Bharat QR` (docs sample spelling) is accepted too.

@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// Sends webhooks to the configured targets and keeps a log of every attempt.
 ///
@@ -13,8 +13,8 @@ final class WebhookDispatcher: Sendable {
     private let retries: Int
     private let retryDelay: Duration
     private let transport: any WebhookTransport
-    private let deliveries = Mutex<[WebhookDelivery]>([])
-    private let background = Mutex<(next: Int, tasks: [Int: Task<Void, Never>], retries: [Int: Task<Void, Never>], closed: Bool)>(
+    private let deliveries = Locked<[WebhookDelivery]>([])
+    private let background = Locked<(next: Int, tasks: [Int: Task<Void, Never>], retries: [Int: Task<Void, Never>], closed: Bool)>(
         (0, [:], [:], false))
 
     /// The log keeps at most this many deliveries (oldest dropped first).
