@@ -36,10 +36,6 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     let broker: (any SubscriptionBroker)?
     /// Subscriptions being streamed (heartbeats, the gauge).
     let liveSubscriptions: OpenSubscriptions
-    /// Operations and measures of recent (document, requested operation name) pairs,
-    /// with the size variables the measures were computed for.
-    /// Read by every request; readers share the lock (see `ReadWriteLocked`).
-    private let operations = ReadWriteLocked<[OperationKey: KnownOperation]>([:])
     private let latency: Histogram
     /// GraphQL requests being executed (an atomic, rendered at scrape time).
     private let inFlight = AtomicCount()
@@ -307,18 +303,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         if !prepared.errors.isEmpty {
             return requestError(prepared.errors.map { annotate($0, code: "GRAPHQL_VALIDATION_FAILED") }, mediaType: mediaType, operation: label)
         }
-        // A document seen before with this operation name: its operation's kind, name and measure are remembered.
+        // The engine selects the operation once per (document, name) and keeps it with the
+        // document; its measure and root fields are remembered on it as this layer's note.
         let resolved: KnownOperation
-        if let known = knownOperation(of: prepared, named: parameters.operationName, variables: parameters.variables) {
-            resolved = known
-        } else {
-            switch selectOperation(in: document, named: parameters.operationName) {
-            case .success(let found):
-                resolved = measureAndRemember(
-                    found, of: prepared, document: document, named: parameters.operationName, variables: parameters.variables)
-            case .failure(let error):
-                return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
-            }
+        switch prepared.selectOperation(named: parameters.operationName, schema: schema) {
+        case .success(let selected):
+            resolved = known(selected, in: document, variables: parameters.variables)
+        case .failure(let error):
+            return requestError([annotate(error, code: "OPERATION_RESOLUTION_FAILURE")], mediaType: mediaType, operation: label)
         }
         let kind = resolved.kind
         let measure = resolved.measure
@@ -354,17 +346,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             summary: OperationSummary(kind: kind, rootFields: resolved.rootFields), eventStream: eventStream))
     }
 
-    struct OperationKey: Hashable {
-        var document: ObjectIdentifier
-        /// The operation name the request gave (nil: the document's only operation).
-        var name: String?
-    }
-
-    /// What is remembered of a (document, requested operation name) pair.
-    struct KnownOperation {
-        /// The document, held weakly: an entry never keeps alive a document the cache
-        /// evicted (and, once it is gone, its identifier may be reused: `===` fails then).
-        weak var document: PreparedDocument?
+    /// What this layer remembers about a selected operation (the engine keeps it with
+    /// the operation, so it lives exactly as long as the cached document).
+    struct KnownOperation: Sendable {
         var kind: OperationType
         /// The operation's own name (nil for an anonymous one).
         var name: String?
@@ -373,32 +357,20 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var rootFields: [String]
     }
 
-    /// The operation and measure found earlier for this document and requested
-    /// name, while the document stays cached and the variables that gave list
-    /// sizes have the same values; `nil` otherwise.
-    private func knownOperation(
-        of prepared: PreparedDocument, named name: String?, variables: JSONObject
-    ) -> KnownOperation? {
-        let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
-        guard let known = operations.read({ $0.pointee[key] }), known.document === prepared,
-              known.measure.sizeVariables.members.allSatisfy({ OperationAnalysis.sizeKey(variables[$0]) == $1 }) else { return nil }
-        return known
-    }
-
-    /// Measures the operation and remembers what the next request with this document and name needs.
-    private func measureAndRemember(
-        _ operation: OperationDefinition, of prepared: PreparedDocument, document: Document, named name: String?,
-        variables: JSONObject
-    ) -> KnownOperation {
+    /// The operation's kind, name, measure and root fields: remembered from an earlier
+    /// request while the variables that gave list sizes have the same values, else
+    /// measured now and remembered for the next request.
+    private func known(_ selected: SelectedOperation, in document: Document, variables: JSONObject) -> KnownOperation {
+        if let known = selected.note(as: KnownOperation.self),
+           known.measure.sizeVariables.members.allSatisfy({ OperationAnalysis.sizeKey(variables[$0]) == $1 }) {
+            return known
+        }
+        let operation = selected.operation
         let measure = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
-        let key = OperationKey(document: ObjectIdentifier(prepared), name: name)
-        let known = KnownOperation(document: prepared, kind: operation.operation, name: operation.name?.value, measure: measure,
+        let known = KnownOperation(kind: selected.kind, name: operation.name?.value, measure: measure,
                                    rootFields: OperationSummary.rootFields(of: operation, in: document))
-        operations.write { table in
-            if table.count >= max(16, configuration.documentCacheCapacity) { table.removeAll(keepingCapacity: true) }
-            table[key] = known
-        }
+        selected.remember(known)
         return known
     }
 

@@ -85,14 +85,9 @@ func startExecution<Output: ResponseOutput & ~Copyable>(
 ) -> ExecutionStart<Output> {
     let document = request.document
     let selected: SelectedOperation
-    if let cached = plans?.operation(named: request.operationName) {
-        selected = cached
-    } else {
-        switch selectOperation(in: document, named: request.operationName) {
-        case .success(let found): selected = SelectedOperation(found, schema: schema)
-        case .failure(let error): return .failed([error])
-        }
-        plans?.store(selected, named: request.operationName)
+    switch SelectedOperation.select(in: document, named: request.operationName, schema: schema, plans: plans) {
+    case .success(let found): selected = found
+    case .failure(let error): return .failed([error])
     }
     let variables: JSONObject
     switch selected.variables.coerce(request.variables, schema: schema, source: document.source) {

@@ -147,18 +147,62 @@ final class PlanCache: Sendable {
 
 /// An operation picked from a document (spec §6.1 "GetOperation") with its
 /// variables plan; cached per requested name so that a repeated request neither
-/// searches nor copies the document's definitions.
-final class SelectedOperation: Sendable {
-    let operation: OperationDefinition
-    let kind: OperationType
+/// searches nor copies the document's definitions. The HTTP layer and the executor
+/// share it: the operation is selected once per (document, requested name).
+public final class SelectedOperation: Sendable {
+    /// The operation's definition in the document.
+    public let operation: OperationDefinition
+    /// Query, mutation or subscription.
+    public let kind: OperationType
     /// Where the operation starts in the document (for errors).
     let start: Int
     let variables: VariablesPlan
+    /// What the host remembers about this operation (the HTTP layer: its measured
+    /// cost and root fields); the engine never reads it. One value, replaced whole.
+    private let hostNote = ReadWriteLocked<(any Sendable)?>(nil)
 
     init(_ operation: OperationDefinition, schema: GraphQLSchema) {
         self.operation = operation
         self.kind = operation.operation
         self.start = operation.loc.start
         self.variables = VariablesPlan(schema: schema, operation: operation)
+    }
+
+    /// The note the host stored with ``remember(_:)``, if it is a `Note`.
+    public func note<Note: Sendable>(as type: Note.Type) -> Note? {
+        hostNote.read { $0.pointee as? Note }
+    }
+
+    /// Stores the host's note about this operation (kept as long as the operation is).
+    public func remember(_ note: some Sendable) {
+        hostNote.write { $0 = note }
+    }
+}
+
+extension PreparedDocument {
+    /// The operation a request naming `name` runs (spec §6.1 "GetOperation"),
+    /// selected once and then remembered with the document, so the HTTP layer and
+    /// the executor never search the definitions twice. Fails like `selectOperation`
+    /// (unknown name, several operations and no name, none at all).
+    public func selectOperation(named name: String?, schema: GraphQLSchema) -> Result<SelectedOperation, GraphQLError> {
+        guard let document else { return .failure(GraphQLError("The document did not parse.")) }
+        return SelectedOperation.select(in: document, named: name, schema: schema, plans: plans)
+    }
+}
+
+extension SelectedOperation {
+    /// The operation named `name` in `document`: from `plans` when selected before, else selected and stored there.
+    static func select(
+        in document: Document, named name: String?, schema: GraphQLSchema, plans: PlanCache?
+    ) -> Result<SelectedOperation, GraphQLError> {
+        if let cached = plans?.operation(named: name) { return .success(cached) }
+        switch GraphQL.selectOperation(in: document, named: name) {
+        case .success(let found):
+            let selected = SelectedOperation(found, schema: schema)
+            plans?.store(selected, named: name)
+            return .success(selected)
+        case .failure(let error):
+            return .failure(error)
+        }
     }
 }
