@@ -1,7 +1,5 @@
 public import Foundation
 public import Postgres
-import Support
-import Synchronization
 
 /// Something an outbox worker did, for the caller's log and for tests (no secret in any of them).
 public enum OutboxEvent: Sendable {
@@ -30,9 +28,7 @@ public final class OutboxWorker: Sendable {
     private let handlers: [OutboxKind: OutboxHandler]
     private let configuration: OutboxConfiguration
     private let report: @Sendable (OutboxEvent) -> Void
-    private let loop = Locked<Task<Void, Never>?>(nil)
-    /// Set by ``shutdown()``: nothing more is claimed and ``start()`` does nothing.
-    private let stopping = Atomic<Bool>(false)
+    private let loop = WorkerLoop()
 
     /// A worker over `pool`'s outbox delivering the kinds of `handlers` (one per kind; a later one
     /// for a kind replaces an earlier). Messages of other kinds are left to workers that handle them.
@@ -52,43 +48,21 @@ public final class OutboxWorker: Sendable {
 
     /// Starts the background loop (once; later calls do nothing).
     public func start() {
-        loop.withLock { task in
-            guard task == nil, !stopping.load(ordering: .relaxed) else { return }
-            task = Task { [self] in await run() }
+        loop.start(interval: configuration.interval) { [self] in
+            do {
+                // Something was done: look again at once (the next message of an object may be due now).
+                return try await runOnce() > 0
+            } catch {
+                if !loop.isStopping { report(.failed(message: "claiming due messages: \(error)")) }
+                return false
+            }
         }
     }
 
     /// Stops: nothing more is claimed; attempts in flight get until their deadline (at most
     /// `attemptTimeout`) to finish and be recorded. Returns once the loop has ended.
     public func shutdown() async {
-        stopping.store(true, ordering: .relaxed)
-        let task = loop.withLock { task in
-            defer { task = nil }
-            return task
-        }
-        await task?.value
-    }
-
-    private func run() async {
-        while !stopping.load(ordering: .relaxed), !Task.isCancelled {
-            let claimed: Int
-            do {
-                claimed = try await runOnce()
-            } catch {
-                if !stopping.load(ordering: .relaxed) { report(.failed(message: "claiming due messages: \(error)")) }
-                claimed = 0
-            }
-            // Something was done: look again at once (the next message of an object may be due now).
-            if claimed == 0 { await idle() }
-        }
-    }
-
-    /// Waits `interval`, in slices, so that ``shutdown()`` is not kept waiting for a whole interval.
-    private func idle() async {
-        let end = ContinuousClock.now + configuration.interval
-        while !stopping.load(ordering: .relaxed), !Task.isCancelled, ContinuousClock.now < end {
-            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
-        }
+        await loop.shutdown(cancellingWork: false)
     }
 
     /// Claims the messages due now (one batch) and attempts each; returns how many were claimed.
@@ -100,13 +74,7 @@ public final class OutboxWorker: Sendable {
         }
         guard !claims.isEmpty else { return 0 }
         report(.claimed(claims.map(\.message.id)))
-        let width = max(1, configuration.concurrency)
-        await withTaskGroup(of: Void.self) { group in
-            for (index, claim) in claims.enumerated() {
-                if index >= width { await group.next() }
-                group.addTask { [self] in await attempt(claim) }
-            }
-        }
+        await WorkerLoop.forEach(claims, width: configuration.concurrency) { [self] claim in await attempt(claim) }
         return claims.count
     }
 

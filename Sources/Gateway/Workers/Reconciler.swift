@@ -1,7 +1,5 @@
 public import Foundation
 import Postgres
-import Support
-import Synchronization
 
 /// Something the reconciler did, for the caller's log and for tests.
 public enum ReconcilerEvent: Sendable {
@@ -32,9 +30,7 @@ public final class Reconciler: Sendable {
     private let store: ReconcileStore
     private let configuration: ReconcilerConfiguration
     private let report: @Sendable (ReconcilerEvent) -> Void
-    private let loop = Locked<Task<Void, Never>?>(nil)
-    /// Set by ``shutdown()``: the loop claims nothing more, and ``start()`` does nothing.
-    private let stopping = Atomic<Bool>(false)
+    private let loop = WorkerLoop()
 
     /// A reconciler for `gateway`'s orders; `report` hears what it does (log it; it carries no secret).
     public convenience init(gateway: Gateway, configuration: ReconcilerConfiguration = .init(),
@@ -54,43 +50,26 @@ public final class Reconciler: Sendable {
 
     /// Starts the background loop (once; later calls do nothing).
     public func start() {
-        loop.withLock { task in
-            guard task == nil, !stopping.load(ordering: .relaxed) else { return }
-            task = Task { [self] in await run() }
+        loop.start(interval: configuration.interval) { [self] in
+            let claimed: Int
+            do {
+                claimed = try await runOnce()
+            } catch {
+                // Cut short by shutdown: not a failure.
+                if !loop.isStopping { report(.failed(order: nil, message: "claiming due orders: \(error)")) }
+                claimed = 0
+            }
+            // Pending UPI collects whose check is due (their own lease keeps two workers off one).
+            await collects?.checkDue(limit: max(1, configuration.batchSize))
+            // A full batch means more are due: go on at once; otherwise wait.
+            return claimed >= configuration.batchSize
         }
     }
 
     /// Stops the loop: no new claims; an order being re-read is abandoned (its lease ends and
     /// another worker takes it). Returns once the loop has ended.
     public func shutdown() async {
-        stopping.store(true, ordering: .relaxed)
-        let task = loop.withLock { task in
-            defer { task = nil }
-            return task
-        }
-        task?.cancel()
-        await task?.value
-    }
-
-    private func run() async {
-        while !stopping.load(ordering: .relaxed), !Task.isCancelled {
-            let claimed: Int
-            do {
-                claimed = try await runOnce()
-            } catch {
-                // Cut short by shutdown: not a failure.
-                if !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-                    report(.failed(order: nil, message: "claiming due orders: \(error)"))
-                }
-                claimed = 0
-            }
-            // Pending UPI collects whose check is due (their own lease keeps two workers off one).
-            await collects?.checkDue(limit: max(1, configuration.batchSize))
-            // A full batch means more are due: go on at once; otherwise wait.
-            if claimed < configuration.batchSize {
-                try? await Task.sleep(for: configuration.interval)
-            }
-        }
+        await loop.shutdown(cancellingWork: true)
     }
 
     /// Claims the orders due now (one batch) and reconciles each; returns how many were claimed.
@@ -101,13 +80,7 @@ public final class Reconciler: Sendable {
                                            leaseEnd: now.adding(configuration.lease), limit: max(1, configuration.batchSize))
         guard !claims.isEmpty else { return 0 }
         report(.claimed(claims.map(\.order.id)))
-        let width = max(1, configuration.concurrency)
-        await withTaskGroup(of: Void.self) { group in
-            for (index, claim) in claims.enumerated() {
-                if index >= width { await group.next() }
-                group.addTask { [self] in await reconcile(claim) }
-            }
-        }
+        await WorkerLoop.forEach(claims, width: configuration.concurrency) { [self] claim in await reconcile(claim) }
         return claims.count
     }
 
@@ -154,7 +127,7 @@ public final class Reconciler: Sendable {
         } catch {
             // The lease keeps the order away from other workers until it ends; then it is tried again.
             // Cut short by shutdown, it is not a failure.
-            if !stopping.load(ordering: .relaxed) && !Task.isCancelled {
+            if !loop.isStopping {
                 report(.failed(order: order.id, message: "\(error)"))
             }
         }
