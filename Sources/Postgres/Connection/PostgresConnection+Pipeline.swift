@@ -82,14 +82,14 @@ extension PostgresConnection {
     /// The most statements sharing one sync point.
     static let maxGroupSize = 16
 
-    /// Sends every pending request that may go now. Under `lock`.
+    /// Sends every pending request that may go now. Under the connection's lock (`state` is `locked`'s value).
     ///
     /// Consecutive groupable statements share one sync point (one implicit
     /// transaction, one `send(2)`, one flush by the server); a statement that must
     /// be prepared opens a new group (so no neighbour's failure can undo its
     /// prepare), and any other statement gets a sync point of its own. A group
     /// that fails is taken apart in `finishGroup`.
-    func pump() -> ConnectionActions {
+    func pump(_ state: inout ConnectionState) -> ConnectionActions {
         var actions = ConnectionActions()
         var sent = false
         var groupSize = 0
@@ -102,10 +102,10 @@ extension PostgresConnection {
         }
         while state.closedError == nil, state.cancellingID == nil, let next = state.pending.first {
             if next.isScript {
-                guard closeGroup() else { return merge(actions, fail(connectionError())) }
+                guard closeGroup() else { return merge(actions, fail(&state, connectionError())) }
                 guard state.inflight.isEmpty, !state.scriptRunning else { break }
-                guard PQexitPipelineMode(conn) == 1 else { return merge(actions, fail(connectionError())) }
-                guard PQsendQuery(conn, next.query.sql) == 1 else { return merge(actions, fail(connectionError())) }
+                guard PQexitPipelineMode(conn) == 1 else { return merge(actions, fail(&state, connectionError())) }
+                guard PQsendQuery(conn, next.query.sql) == 1 else { return merge(actions, fail(&state, connectionError())) }
                 state.scriptRunning = true
                 state.inflight.append(state.pending.removeFirst())
             } else {
@@ -117,25 +117,25 @@ extension PostgresConnection {
                 if !request.groupable || mustPrepare || groupSize >= Self.maxGroupSize {
                     guard closeGroup() else {
                         state.pending.insert(request, at: 0)
-                        return merge(actions, fail(connectionError()))
+                        return merge(actions, fail(&state, connectionError()))
                     }
                 }
-                let sentOK = send(&request, key: key, name: name, mustPrepare: mustPrepare)
+                let sentOK = send(&state, &request, key: key, name: name, mustPrepare: mustPrepare)
                 // In `inflight` even if sending failed: `fail` then finds it there.
                 state.inflight.append(request)
                 state.counters.statements += 1
                 groupSize += 1
-                guard sentOK else { return merge(actions, fail(connectionError())) }
+                guard sentOK else { return merge(actions, fail(&state, connectionError())) }
                 if !request.groupable {
-                    guard closeGroup() else { return merge(actions, fail(connectionError())) }
+                    guard closeGroup() else { return merge(actions, fail(&state, connectionError())) }
                 }
             }
             sent = true
         }
-        guard closeGroup() else { return merge(actions, fail(connectionError())) }
+        guard closeGroup() else { return merge(actions, fail(&state, connectionError())) }
         if sent {
             let flushed = PQflush(conn)
-            if flushed < 0 { return merge(actions, fail(connectionError())) }
+            if flushed < 0 { return merge(actions, fail(&state, connectionError())) }
             if flushed == 1, !state.needsFlush {
                 state.needsFlush = true
                 needsFlushFlag.store(true, ordering: .releasing)
@@ -146,7 +146,7 @@ extension PostgresConnection {
     }
 
     /// Sends one statement (preparing it first if `mustPrepare`), without its sync point.
-    private func send(_ request: inout PendingRequest, key: StatementKey, name cached: String?, mustPrepare: Bool) -> Bool {
+    private func send(_ state: inout ConnectionState, _ request: inout PendingRequest, key: StatementKey, name cached: String?, mustPrepare: Bool) -> Bool {
         let bindings = request.query.bindings
         let sql = request.query.sql
         let count = Int32(bindings.count)
@@ -201,8 +201,8 @@ extension PostgresConnection {
         }
     }
 
-    /// Reads every complete result and completes the requests they finish. Under `lock`.
-    func readResults() -> ConnectionActions {
+    /// Reads every complete result and completes the requests they finish. Under the connection's lock (`state` is `locked`'s value).
+    func readResults(_ state: inout ConnectionState) -> ConnectionActions {
         var actions = ConnectionActions()
         var consecutiveNulls = 0
         while !state.inflight.isEmpty, PQisBusy(conn) == 0 {
@@ -211,8 +211,8 @@ extension PostgresConnection {
                 guard let result else {
                     // The script's results are complete; back to pipeline mode.
                     state.scriptRunning = false
-                    guard PQenterPipelineMode(conn) == 1 else { return merge(actions, fail(connectionError())) }
-                    complete(index: 0, into: &actions)
+                    guard PQenterPipelineMode(conn) == 1 else { return merge(actions, fail(&state, connectionError())) }
+                    complete(&state, index: 0, into: &actions)
                     continue
                 }
                 switch PQresultStatus(result) {
@@ -224,7 +224,7 @@ extension PostgresConnection {
                     state.inflight[0].result = result
                 case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
                     PQclear(result)
-                    return merge(actions, fail(PostgresError(.protocolViolation, message: "COPY is not supported")))
+                    return merge(actions, fail(&state, PostgresError(.protocolViolation, message: "COPY is not supported")))
                 default:
                     PQclear(result)
                 }
@@ -250,7 +250,7 @@ extension PostgresConnection {
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_SYNC {
                 PQclear(result)
-                finishGroup(into: &actions)
+                finishGroup(&state, into: &actions)
                 continue
             }
             let cursor = state.cursor
@@ -281,7 +281,7 @@ extension PostgresConnection {
                 }
             case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
                 PQclear(result)
-                return merge(actions, fail(PostgresError(.protocolViolation, message: "COPY is not supported")))
+                return merge(actions, fail(&state, PostgresError(.protocolViolation, message: "COPY is not supported")))
             default:
                 PQclear(result)
             }
@@ -298,8 +298,8 @@ extension PostgresConnection {
     /// only if its statement came first in the group (it then ran exactly as it
     /// would have alone); otherwise that statement is replayed too, so every
     /// outcome a task sees is either a committed group's or a lone statement's.
-    /// Under `lock`.
-    private func finishGroup(into actions: inout ConnectionActions) {
+    /// Under the connection's lock (`state` is `locked`'s value).
+    private func finishGroup(_ state: inout ConnectionState, into actions: inout ConnectionActions) {
         guard !state.inflight.isEmpty else { return }
         let end = state.inflight.firstIndex(where: \.endsGroup) ?? 0
         let groupError = state.groupError
@@ -308,7 +308,7 @@ extension PostgresConnection {
         let failed = groupError != nil || state.inflight[...end].contains { $0.error != nil }
         guard failed, end > 0 else {
             if let groupError, state.inflight[0].error == nil { state.inflight[0].error = groupError }
-            for _ in 0...end { complete(index: 0, into: &actions) }
+            for _ in 0...end { complete(&state, index: 0, into: &actions) }
             return
         }
         var replays: [PendingRequest] = []
@@ -316,7 +316,7 @@ extension PostgresConnection {
             let request = state.inflight[0]
             let reportable = position == 0 && groupError == nil && request.error != nil
             if reportable || request.continuation == nil {
-                complete(index: 0, into: &actions)
+                complete(&state, index: 0, into: &actions)
                 continue
             }
             var replay = state.inflight.removeFirst()
@@ -335,7 +335,7 @@ extension PostgresConnection {
     }
 
     /// Removes the finished request at `index` and queues its continuation's resumption.
-    private func complete(index: Int, into actions: inout ConnectionActions) {
+    private func complete(_ state: inout ConnectionState, index: Int, into actions: inout ConnectionActions) {
         let request = state.inflight.remove(at: index)
         guard let continuation = request.continuation else {
             if let result = request.result { PQclear(result) }

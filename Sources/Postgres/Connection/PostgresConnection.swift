@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Support
 import Synchronization
 
 /// One connection to PostgreSQL over libpq, in pipeline mode and non-blocking.
@@ -14,8 +15,11 @@ import Synchronization
 /// Usually obtained from `PostgresPool.withConnection`; transactions need the
 /// exclusive use that gives.
 ///
-/// `@unchecked Sendable`: every use of the `PGconn` and every mutable field is
-/// under `lock` (request ids and the `closedFlag`/`needsFlushFlag` mirrors are `Atomic`s, written under `lock`); `conn`, `cancelHandle`,
+/// `@unchecked Sendable` (for the `PGconn` and `PGcancel` pointers): every use of
+/// the `PGconn` is inside `locked.withLock`, and the mutable state lives in
+/// `locked`, reachable only under its lock (request ids and the
+/// `closedFlag`/`needsFlushFlag` mirrors are `Atomic`s, written under it);
+/// `PQcancel` on `cancelHandle` is documented thread-safe; `conn`, `cancelHandle`,
 /// `socket`, `configuration` and `loop` are immutable after `init`; `deinit` runs when no thread can reach it.
 public final class PostgresConnection: @unchecked Sendable {
     let conn: OpaquePointer
@@ -28,8 +32,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The server process id (`pg_backend_pid()`).
     public let backendPID: Int32
 
-    let lock = NSLock()
-    var state = ConnectionState()
+    /// The connection's mutable state; the lock also serialises every use of `conn`.
+    let locked = Locked(ConnectionState())
     /// Request ids (lock-free: taken before the request exists, for its cancellation handler).
     private let lastRequestID = Atomic<UInt64>(0)
     /// Mirrors `state.closedError != nil`, read without the lock (set once, under it, by `fail`).
@@ -47,7 +51,9 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     deinit {
-        for request in state.inflight { if let result = request.result { PQclear(result) } }
+        locked.withLock { state in
+            for request in state.inflight { if let result = request.result { PQclear(result) } }
+        }
         if let cancelHandle { PQfreeCancel(cancelHandle) }
         PQfinish(conn)
     }
@@ -100,21 +106,21 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Open, idle outside any transaction, with nothing in flight: safe to hand to someone else.
     var isReusable: Bool {
-        lock.withLock {
+        locked.withLock { state in
             state.closedError == nil && state.inflight.isEmpty && state.pending.isEmpty && state.cancellingID == nil
                 && PQtransactionStatus(conn) == PQTRANS_IDLE
         }
     }
 
     /// Statements sent and not yet answered.
-    var inflightCount: Int { lock.withLock { state.inflight.count + state.pending.count } }
+    var inflightCount: Int { locked.withLock { state in state.inflight.count + state.pending.count } }
 
     /// Whether statements were sent and their results have not all arrived.
-    var isAwaitingResults: Bool { lock.withLock { !state.inflight.isEmpty } }
+    var isAwaitingResults: Bool { locked.withLock { state in !state.inflight.isEmpty } }
 
     /// Called once, on the thread that noticed, when the connection closes or is lost.
     func setCloseHandler(_ handler: @escaping @Sendable (PostgresConnection) -> Void) {
-        lock.withLock { state.closeHandler = handler }
+        locked.withLock { state in state.closeHandler = handler }
     }
 
     /// Runs one statement and returns its rows (none for commands).
@@ -147,7 +153,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Closes the connection: statements still waiting fail with `.connectionFailure`.
     public func close() {
-        let actions = lock.withLock { fail(PostgresError(.connectionFailure, message: "connection closed")) }
+        let actions = locked.withLock { state in fail(&state, PostgresError(.connectionFailure, message: "connection closed")) }
         perform(actions)
     }
 
@@ -167,7 +173,7 @@ public final class PostgresConnection: @unchecked Sendable {
         // them too.
         // The I/O loop this task runs on, if any (not necessarily the one watching this connection).
         let currentLoop = groupable ? PostgresIOExecutor.shared.currentLoop : nil
-        let leads = gather && groupable && currentLoop == nil && lock.withLock {
+        let leads = gather && groupable && currentLoop == nil && locked.withLock { state in
             guard !state.gathering else { return false }
             state.gathering = true
             return true
@@ -177,7 +183,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PostgresRows, any Error>) in
                 var deferToLoop: PostgresEventLoop?
-                let actions: ConnectionActions = lock.withLock {
+                let actions: ConnectionActions = locked.withLock { state in
                     if leads { state.gathering = false }
                     if let closed = state.closedError {
                         var actions = ConnectionActions()
@@ -185,7 +191,7 @@ public final class PostgresConnection: @unchecked Sendable {
                         return actions
                     }
                     if Task.isCancelled {
-                        var actions = leads ? pump() : ConnectionActions()
+                        var actions = leads ? pump(&state) : ConnectionActions()
                         actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
                         return actions
                     }
@@ -206,7 +212,7 @@ public final class PostgresConnection: @unchecked Sendable {
                         // The leading task sends this statement with its own.
                         return ConnectionActions()
                     }
-                    return pump()
+                    return pump(&state)
                 }
                 deferToLoop?.deferSend(self)
                 perform(actions)
@@ -240,11 +246,11 @@ public final class PostgresConnection: @unchecked Sendable {
             Thread { [self] in
                 var buffer = [CChar](repeating: 0, count: 256)
                 if let cancelHandle { _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count)) }
-                let (held, actions) = lock.withLock {
+                let (held, actions) = locked.withLock { state in
                     state.cancellingID = nil
                     let held = state.heldCompletion
                     state.heldCompletion = nil
-                    return (held, pump())
+                    return (held, pump(&state))
                 }
                 held?.resume()
                 perform(actions)
@@ -255,7 +261,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// A task waiting for `id` was cancelled.
     private func cancel(_ id: UInt64) {
-        let actions: ConnectionActions = lock.withLock {
+        let actions: ConnectionActions = locked.withLock { state in
             var actions = ConnectionActions()
             if let index = state.pending.firstIndex(where: { $0.id == id }) {
                 let request = state.pending.remove(at: index)
@@ -285,37 +291,37 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Sends the statements that tasks on the I/O thread queued this turn. On the loop thread.
     func sendDeferred() {
-        let actions = lock.withLock {
+        let actions = locked.withLock { state in
             state.sendDeferred = false
-            return pump()
+            return pump(&state)
         }
         perform(actions)
     }
 
     /// What this connection sent and replayed so far.
-    var pipelineCounters: PipelineCounters { lock.withLock { state.counters } }
+    var pipelineCounters: PipelineCounters { locked.withLock { state in state.counters } }
 
     /// Whether the loop should wait for the socket to become writable.
     var wantsWrite: Bool { needsFlushFlag.load(ordering: .acquiring) && !closedFlag.load(ordering: .acquiring) }
 
     /// Called by the event loop when the socket is ready.
     func handleIO(readable: Bool, writable: Bool) {
-        let actions: ConnectionActions = lock.withLock {
+        let actions: ConnectionActions = locked.withLock { state in
             guard state.closedError == nil else { return ConnectionActions() }
             if writable || state.needsFlush {
                 let flushed = PQflush(conn)
-                if flushed < 0 { return fail(connectionError()) }
+                if flushed < 0 { return fail(&state, connectionError()) }
                 state.needsFlush = flushed == 1
                 needsFlushFlag.store(state.needsFlush, ordering: .releasing)
             }
             var actions = ConnectionActions()
             if readable {
-                if PQconsumeInput(conn) == 0 { return fail(connectionError()) }
-                actions = readResults()
+                if PQconsumeInput(conn) == 0 { return fail(&state, connectionError()) }
+                actions = readResults(&state)
                 if actions.closed != nil { return actions }
-                if PQstatus(conn) == CONNECTION_BAD { return merge(actions, fail(connectionError())) }
+                if PQstatus(conn) == CONNECTION_BAD { return merge(actions, fail(&state, connectionError())) }
             }
-            return merge(actions, pump())
+            return merge(actions, pump(&state))
         }
         perform(actions)
     }
@@ -335,8 +341,8 @@ public final class PostgresConnection: @unchecked Sendable {
         return PostgresError(.connectionFailure, message: message.isEmpty ? "connection lost" : message, sqlState: "08006")
     }
 
-    /// Marks the connection closed and fails everything waiting on it. Under `lock`.
-    func fail(_ error: PostgresError) -> ConnectionActions {
+    /// Marks the connection closed and fails everything waiting on it. Under the connection's lock (`state` is `locked`'s value).
+    func fail(_ state: inout ConnectionState, _ error: PostgresError) -> ConnectionActions {
         var actions = ConnectionActions()
         guard state.closedError == nil else { return actions }
         state.closedError = error

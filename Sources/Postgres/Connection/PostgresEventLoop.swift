@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -28,18 +29,23 @@ import Glibc
 /// together, under one sync point where they may share one (see
 /// `PostgresConnection.pump`).
 ///
-/// `@unchecked Sendable`: `registrations`, `pollDirty`, `jobs` and `loopThread`
-/// are guarded by `lock`; `deferred` is only touched on the loop thread
+/// `@unchecked Sendable`: `deferred` is only touched on the loop thread
 /// (`deferSend` is only called there, `isCurrentThread` checked just before,
-/// through `PostgresIOExecutor.currentLoop`); `loopThreadID`, `registeredCount`
-/// and `awaitingConnections` are atomic; the pipe descriptors and `name` are
-/// immutable after `init`.
+/// through `PostgresIOExecutor.currentLoop`); everything else shared is in
+/// `shared` (reached only under its lock) or atomic (`loopThreadID`,
+/// `registeredCount`, `awaitingConnections`); the pipe descriptors and `name`
+/// are immutable after `init`.
 final class PostgresEventLoop: @unchecked Sendable {
-    private let lock = NSLock()
-    private var registrations: [ObjectIdentifier: PostgresConnection] = [:]
-    private var pollDirty = true
-    private var jobs: [UnownedJob] = []
-    private var loopThread: pthread_t?
+    /// What the loop thread shares with the threads that register connections and enqueue jobs.
+    private struct Shared {
+        var registrations: [ObjectIdentifier: PostgresConnection] = [:]
+        /// `registrations` changed since the loop last read them.
+        var pollDirty = true
+        var jobs: [UnownedJob] = []
+        var loopThread: pthread_t?
+    }
+
+    private let shared = Locked(Shared())
     /// The loop thread's id, readable without the lock (0 until it starts).
     private let loopThreadID = Atomic<UInt>(0)
     /// Connections whose statements wait for the end of this turn. Loop thread only.
@@ -77,18 +83,18 @@ final class PostgresEventLoop: @unchecked Sendable {
 
     /// Starts watching `connection`'s socket (counted in `registeredCount` when its loop was chosen).
     func register(_ connection: PostgresConnection) {
-        lock.withLock {
-            registrations[ObjectIdentifier(connection)] = connection
-            pollDirty = true
+        shared.withLock { shared in
+            shared.registrations[ObjectIdentifier(connection)] = connection
+            shared.pollDirty = true
         }
         wake()
     }
 
     /// Stops watching `connection` (its socket is closed later, when it is freed).
     func unregister(_ connection: PostgresConnection) {
-        let removed = lock.withLock {
-            pollDirty = true
-            return registrations.removeValue(forKey: ObjectIdentifier(connection)) != nil
+        let removed = shared.withLock { shared in
+            shared.pollDirty = true
+            return shared.registrations.removeValue(forKey: ObjectIdentifier(connection)) != nil
         }
         if removed { registeredCount.subtract(1, ordering: .relaxed) }
         wake()
@@ -96,9 +102,9 @@ final class PostgresEventLoop: @unchecked Sendable {
 
     /// Runs a job of a task that prefers the I/O executor, on the loop thread.
     func enqueue(_ unowned: UnownedJob) {
-        let (first, onLoop) = lock.withLock {
-            jobs.append(unowned)
-            return (jobs.count == 1, loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
+        let (first, onLoop) = shared.withLock { shared in
+            shared.jobs.append(unowned)
+            return (shared.jobs.count == 1, shared.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
         }
         // On the loop thread the queue is drained before the next poll; elsewhere, the
         // first job of a batch wakes the loop (later ones find it awake).
@@ -136,7 +142,7 @@ final class PostgresEventLoop: @unchecked Sendable {
             _ = name.utf8CString.withUnsafeBufferPointer { write(comm, $0.baseAddress, min(15, $0.count - 1)) }
             close(comm)
         }
-        lock.withLock { loopThread = pthread_self() }
+        shared.withLock { $0.loopThread = pthread_self() }
         loopThreadID.store(UInt(pthread_self()), ordering: .relaxed)
         var sending: [PostgresConnection] = []
         var watched: [PostgresConnection] = []
@@ -145,10 +151,10 @@ final class PostgresEventLoop: @unchecked Sendable {
         var policy = SpinPolicy()
         while true {
             let ranJobs = runTurn(&batch, &sending, executor)
-            let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = lock.withLock {
-                guard pollDirty else { return (!jobs.isEmpty, nil) }
-                pollDirty = false
-                return (!jobs.isEmpty, Array(registrations.values))
+            let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = shared.withLock { shared in
+                guard shared.pollDirty else { return (!shared.jobs.isEmpty, nil) }
+                shared.pollDirty = false
+                return (!shared.jobs.isEmpty, Array(shared.registrations.values))
             }
             if let snapshot { watched = snapshot }
             let awaiting = Self.connectionsAwaitingResults(watched)
@@ -181,7 +187,7 @@ final class PostgresEventLoop: @unchecked Sendable {
                         ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), 0) }
                         if ready != 0 { break }
                         sched_yield()
-                        idle = lock.withLock { jobs.isEmpty }
+                        idle = shared.withLock { $0.jobs.isEmpty }
                     } while idle && ContinuousClock.now < giveUp
                 } else {
                     ready = 0
@@ -238,7 +244,7 @@ final class PostgresEventLoop: @unchecked Sendable {
     /// connection's in one go. Returns whether any job ran. Loop thread only.
     private func runTurn(_ batch: inout [UnownedJob], _ sending: inout [PostgresConnection], _ executor: PostgresIOExecutor) -> Bool {
         // Exchanged inside the lock's closure: the access to `jobs` begins under the lock.
-        lock.withLock { Swift.swap(&batch, &jobs) }
+        shared.withLock { Swift.swap(&batch, &$0.jobs) }
         let ranJobs = !batch.isEmpty
         for job in batch { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
         batch.removeAll(keepingCapacity: true)

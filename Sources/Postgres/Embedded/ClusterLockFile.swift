@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +16,8 @@ import Glibc
 final class ClusterLockFile: Sendable {
     /// The lock file.
     let path: String
-    /// The open descriptor, -1 once closed; behind a mutex because any task may lock or close.
-    private let descriptor: Mutex<Int32>
+    /// The open descriptor, -1 once closed; behind a lock because any task may lock or close.
+    private let descriptor: Locked<Int32>
 
     /// Opens (creating, mode 0600) `path`. No lock is taken yet.
     init(path: String) throws {
@@ -26,7 +26,7 @@ final class ClusterLockFile: Sendable {
             throw PostgresError(.embeddedClusterFailed, message: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
         }
         self.path = path
-        descriptor = Mutex(opened)
+        descriptor = Locked(opened)
     }
 
     deinit { close() }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +74,7 @@ public final class EmbeddedPostgres: Sendable {
     private let runner: ProcessRunner
     private let logger: PostgresLogger
     /// The shared lock on `<data>.users` that says this instance uses the cluster; nil once stopped.
-    private let users: Mutex<ClusterLockFile?>
+    private let users: Locked<ClusterLockFile?>
 
     private init(
         configuration: EmbeddedPostgresConfiguration, dataDirectory: String, socketDirectory: String, port: Int,
@@ -88,7 +88,7 @@ public final class EmbeddedPostgres: Sendable {
         self.binDirectory = binDirectory
         self.runner = runner
         self.logger = logger
-        self.users = Mutex(users)
+        self.users = Locked(users)
     }
 
     /// A libpq connection string for `database` (or the configured database).

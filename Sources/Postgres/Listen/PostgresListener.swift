@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Support
 import Synchronization
 
 /// One dedicated connection that `LISTEN`s on PostgreSQL channels and hands every
@@ -33,7 +34,7 @@ public final class PostgresListener: Sendable {
     /// The wake-up pipe: [read end, write end].
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let finished = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// A listener on `channels` (plain identifiers: letters, digits and `_`), not yet started.
     /// Throws `.invalidInput` for another channel name, `.connectionFailure` when no pipe can be made.

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import Synchronization
 
 /// Pool settings. Defaults are for a PayQL server on a small machine.
@@ -53,33 +54,38 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
 /// idle connection is pinged before reuse after `healthCheckAfterIdle`. Call
 /// `shutdown()` when done.
 ///
-/// `@unchecked Sendable`: `state`, `waiting`, `timers`, `earlyGrants` and `openingSharedLoops` are guarded by `lock`;
-/// `statementsInFlight` is atomic; everything else is immutable.
-public final class PostgresPool: @unchecked Sendable {
+/// `Sendable`: the mutable state lives in `guarded` (reached only under its lock),
+/// `statementsInFlight` is atomic, everything else is immutable.
+public final class PostgresPool: Sendable {
     /// The configuration it was created with.
     public let configuration: PostgresPoolConfiguration
     let logger: PostgresLogger
-    private let lock = NSLock()
-    private var state: PoolState<PostgresConnection>
-    private var waiting: [Int: CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>] = [:]
-    private var timers: [Int: Task<Void, Never>] = [:]
-    private var earlyGrants: [Int: PoolState<PostgresConnection>.Grant] = [:]
-    /// The loops of pipelined connections being opened.
-    private var openingSharedLoops: [PostgresEventLoop] = []
-    /// Statements running through `query` right now (atomic: read and written without `lock`).
+    /// The pool's decisions (`PoolState`) and the waiters they concern.
+    private let guarded: Locked<Guarded>
+    /// Statements running through `query` right now (atomic: read and written without the lock).
     private let statementsInFlight = Atomic<Int>(0)
+
+    /// What the pool's lock guards.
+    private struct Guarded {
+        var state: PoolState<PostgresConnection>
+        var waiting: [Int: CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>] = [:]
+        var timers: [Int: Task<Void, Never>] = [:]
+        var earlyGrants: [Int: PoolState<PostgresConnection>.Grant] = [:]
+        /// The loops of pipelined connections being opened.
+        var openingSharedLoops: [PostgresEventLoop] = []
+    }
 
     /// Creates a pool; no connection is opened until one is needed.
     public init(configuration: PostgresPoolConfiguration, logger: PostgresLogger = .disabled) {
         precondition(configuration.maxConnections >= 1, "maxConnections must be at least 1")
         self.configuration = configuration
         self.logger = logger
-        state = PoolState(limits: .init(
+        guarded = Locked(Guarded(state: PoolState(limits: .init(
             maxConnections: configuration.maxConnections,
             pipelinedConnections: max(1, min(configuration.pipelinedConnections, configuration.maxConnections)),
             maxPipelineDepth: max(1, configuration.maxPipelineDepth),
             healthCheckAfterIdle: configuration.healthCheckAfterIdle
-        ))
+        ))))
     }
 
     /// A pool for a `postgresql://` URL or conninfo string, with default settings.
@@ -112,7 +118,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Current counts.
     public var statistics: PostgresPoolStatistics {
-        let counts = lock.withLock { state.counts }
+        let counts = guarded.withLock { $0.state.counts }
         return PostgresPoolStatistics(open: counts.open, idle: counts.idle, leased: counts.leased, shared: counts.shared, opening: counts.opening, waiting: counts.waiting)
     }
 
@@ -161,13 +167,13 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Fails waiters with `.poolClosed`, closes idle connections now and leased ones when released.
     public func shutdown() {
-        let (waiters, idle, leaks) = lock.withLock {
-            let (failed, idle) = state.shutdown()
+        let (waiters, idle, leaks) = guarded.withLock { guarded in
+            let (failed, idle) = guarded.state.shutdown()
             let continuations = failed.compactMap { id -> CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>? in
-                timers.removeValue(forKey: id)?.cancel()
-                return waiting.removeValue(forKey: id)
+                guarded.timers.removeValue(forKey: id)?.cancel()
+                return guarded.waiting.removeValue(forKey: id)
             }
-            return (continuations, idle, state.longLeases(olderThan: .zero, now: .now))
+            return (continuations, idle, guarded.state.longLeases(olderThan: .zero, now: .now))
         }
         for connection in idle { connection.close() }
         for waiter in waiters { waiter.resume(throwing: PostgresError(.poolClosed, message: "the pool was shut down")) }
@@ -180,7 +186,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Leases held longer than `threshold`, with their `withConnection` call sites.
     public func longLeases(olderThan threshold: Duration) -> [(site: String, held: Duration)] {
-        lock.withLock { state.longLeases(olderThan: threshold, now: .now) }.map { ($0.site.description, $0.held) }
+        guarded.withLock { $0.state.longLeases(olderThan: threshold, now: .now) }.map { ($0.site.description, $0.held) }
     }
 
     // MARK: - Acquire and release
@@ -191,11 +197,11 @@ public final class PostgresPool: @unchecked Sendable {
         let currentLoop = kind == .shared ? PostgresIOExecutor.shared.currentLoop : nil
         while true {
             try Task.checkCancellation()
-            let decision = lock.withLock {
+            let decision = guarded.withLock { guarded in
                 if let currentLoop {
-                    return state.acquire(kind, site: site, now: .now, preferring: { $0.loop === currentLoop })
+                    return guarded.state.acquire(kind, site: site, now: .now, preferring: { $0.loop === currentLoop })
                 }
-                return state.acquire(kind, site: site, now: .now)
+                return guarded.state.acquire(kind, site: site, now: .now)
             }
             let grant: PoolState<PostgresConnection>.Grant
             switch decision {
@@ -233,10 +239,10 @@ public final class PostgresPool: @unchecked Sendable {
         // Each pipelined connection on an I/O loop of its own where possible: the tasks that
         // use it then keep to that loop (see `PostgresIOExecutor`).
         let executor = PostgresIOExecutor.shared
-        let loop = lock.withLock {
+        let loop = guarded.withLock { guarded in
             guard kind == .shared else { return executor.loopForNewConnection() }
-            let loop = executor.loopForNewConnection(avoiding: state.sharedConnections.map(\.loop) + openingSharedLoops)
-            openingSharedLoops.append(loop)
+            let loop = executor.loopForNewConnection(avoiding: guarded.state.sharedConnections.map(\.loop) + guarded.openingSharedLoops)
+            guarded.openingSharedLoops.append(loop)
             return loop
         }
         let connection: PostgresConnection
@@ -244,16 +250,16 @@ public final class PostgresPool: @unchecked Sendable {
             connection = try await PostgresConnection.connect(configuration: configuration.connection, loop: loop)
         } catch {
             executor.release(loop)
-            let grants = lock.withLock {
-                if kind == .shared { openingSharedLoops.removeFirst(loop) }
-                return state.openFailed(kind: kind)
+            let grants = guarded.withLock { guarded in
+                if kind == .shared { guarded.openingSharedLoops.removeFirst(loop) }
+                return guarded.state.openFailed(kind: kind)
             }
             deliver(grants)
             throw error
         }
-        let (slot, grants) = lock.withLock {
-            if kind == .shared { openingSharedLoops.removeFirst(loop) }
-            return state.opened(connection, kind: kind, site: site, now: .now)
+        let (slot, grants) = guarded.withLock { guarded in
+            if kind == .shared { guarded.openingSharedLoops.removeFirst(loop) }
+            return guarded.state.opened(connection, kind: kind, site: site, now: .now)
         }
         connection.setCloseHandler { [weak self] _ in self?.connectionLost(slot: slot) }
         deliver(grants)
@@ -267,14 +273,14 @@ public final class PostgresPool: @unchecked Sendable {
             connection.close()
             broken = true
         }
-        let (grants, discard) = lock.withLock { state.release(slot: slot, kind: kind, broken: broken, now: .now) }
+        let (grants, discard) = guarded.withLock { $0.state.release(slot: slot, kind: kind, broken: broken, now: .now) }
         discard?.close()
         deliver(grants)
     }
 
     /// The server closed a connection (restart, termination); drop it if idle.
     private func connectionLost(slot: Int) {
-        let (grants, discard) = lock.withLock { state.lost(slot: slot) }
+        let (grants, discard) = guarded.withLock { $0.state.lost(slot: slot) }
         if discard != nil { logger.log(.info, "postgres pool: dropped a connection closed by the server") }
         deliver(grants)
     }
@@ -283,14 +289,14 @@ public final class PostgresPool: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let timeout = configuration.acquireTimeout
-                let early: Result<PoolState<PostgresConnection>.Grant, any Error>? = lock.withLock {
+                let early: Result<PoolState<PostgresConnection>.Grant, any Error>? = guarded.withLock { guarded in
                     // Served, or gone, between `acquire` and this registration?
-                    if let grant = earlyGrants.removeValue(forKey: waiter) { return .success(grant) }
-                    if !state.isWaiting(waiter) {
-                        return .failure(state.closed ? PostgresError(.poolClosed, message: "the pool was shut down") : CancellationError())
+                    if let grant = guarded.earlyGrants.removeValue(forKey: waiter) { return .success(grant) }
+                    if !guarded.state.isWaiting(waiter) {
+                        return .failure(guarded.state.closed ? PostgresError(.poolClosed, message: "the pool was shut down") : CancellationError())
                     }
-                    waiting[waiter] = continuation
-                    timers[waiter] = Task { [weak self] in
+                    guarded.waiting[waiter] = continuation
+                    guarded.timers[waiter] = Task { [weak self] in
                         try? await Task.sleep(for: timeout)
                         if !Task.isCancelled { self?.giveUp(waiter, timedOut: true) }
                     }
@@ -304,10 +310,10 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func giveUp(_ waiter: Int, timedOut: Bool) {
-        let (continuation, leaks): (CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>?, [(site: LeaseSite, held: Duration)]) = lock.withLock {
-            guard state.removeWaiter(waiter) else { return (nil, []) }
-            timers.removeValue(forKey: waiter)?.cancel()
-            return (waiting.removeValue(forKey: waiter), state.longLeases(olderThan: configuration.leakWarningAfter, now: .now))
+        let (continuation, leaks): (CheckedContinuation<PoolState<PostgresConnection>.Grant, any Error>?, [(site: LeaseSite, held: Duration)]) = guarded.withLock { guarded in
+            guard guarded.state.removeWaiter(waiter) else { return (nil, []) }
+            guarded.timers.removeValue(forKey: waiter)?.cancel()
+            return (guarded.waiting.removeValue(forKey: waiter), guarded.state.longLeases(olderThan: configuration.leakWarningAfter, now: .now))
         }
         guard let continuation else { return }
         guard timedOut else {
@@ -327,11 +333,11 @@ public final class PostgresPool: @unchecked Sendable {
 
     private func deliver(_ grants: [(waiter: Int, PoolState<PostgresConnection>.Grant)]) {
         guard !grants.isEmpty else { return }
-        let continuations = lock.withLock {
+        let continuations = guarded.withLock { guarded in
             grants.map { grant in
-                timers.removeValue(forKey: grant.waiter)?.cancel()
-                let continuation = waiting.removeValue(forKey: grant.waiter)
-                if continuation == nil { earlyGrants[grant.waiter] = grant.1 }
+                guarded.timers.removeValue(forKey: grant.waiter)?.cancel()
+                let continuation = guarded.waiting.removeValue(forKey: grant.waiter)
+                if continuation == nil { guarded.earlyGrants[grant.waiter] = grant.1 }
                 return (continuation, grant.1)
             }
         }
