@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "GraphQL", "GraphQLHTTP", "HTTPServer", "HTTPClient", "Postgres", "PaymentsCore", "Providers", "Sandbox",
-                           "HTTPTestSupport", "Crypto", "JSON", "ChildProcess", "Metrics"],
+                           "HTTPTestSupport", "Crypto", "JSON", "ChildProcess", "Metrics", "Support"],
             exclude: ["Fixtures"], swiftSettings: strictSettings
         ),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "HTTPServer", "HTTPClient", "HTTPTestSupport", "Crypto", "JSON"], swiftSettings: strictSettings),

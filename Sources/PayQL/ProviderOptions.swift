@@ -10,6 +10,7 @@ enum ProviderOptions {
     static let usage = """
                            [--sandbox true|false] [--sandbox-port 0] [--dev-keys true|false] [--dev-keys-dir .payql]
                            [--io-executor true|false]  (resolvers on the PostgreSQL pool's I/O threads; default true)
+                           [--provider-circuit-cooldown-ms 30000]  (a DOWN provider gets no routed creates this long, then one trial)
                            [--razorpay-key-id ID] [--razorpay-base-url URL]     secrets: PAYQL_RAZORPAY_KEY_SECRET, PAYQL_RAZORPAY_WEBHOOK_SECRET
                            [--cashfree-client-id ID] [--cashfree-base-url URL]  secrets: PAYQL_CASHFREE_CLIENT_SECRET
                            [--instamojo-client-id ID] [--instamojo-base-url URL] secrets: PAYQL_INSTAMOJO_CLIENT_SECRET, PAYQL_INSTAMOJO_SALT
@@ -18,6 +19,9 @@ enum ProviderOptions {
 
     static func settings(from options: Options) throws -> ProviderSettings {
         var settings = ProviderSettings()
+        let cooldown = try options.int("provider-circuit-cooldown-ms", default: 30_000)
+        guard (0...3_600_000).contains(cooldown) else { throw UsageError("--provider-circuit-cooldown-ms must be 0...3600000") }
+        settings.circuitCooldown = .milliseconds(cooldown)
         if let keyID = options.string("razorpay-key-id") {
             settings.razorpay = .init(
                 baseURL: options.string("razorpay-base-url") ?? RazorpayConfiguration.productionBaseURL, keyID: keyID,

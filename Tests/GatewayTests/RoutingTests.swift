@@ -227,6 +227,43 @@ import Testing
         }
     }
 
+    /// The circuit breaker end to end: a throttled Razorpay is failed over and its circuit opens;
+    /// while open, orders go straight to Cashfree; after the cooldown one trial order goes back to
+    /// Razorpay, which answers again, and from then on orders are Razorpay's.
+    @Test func aDownProvidersCircuitOpensThenOneTrialClosesIt() async throws {
+        try await GatewayHarness.run(providers: { $0.circuitCooldown = .milliseconds(1500) }) { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            func health() async throws -> JSONValue? {
+                let answer = try await h.graphQL("{ providers { provider health { status circuitOpen } } }")
+                return answer.data("providers")?.arrayValue?.first { $0["provider"] == "RAZORPAY" }?["health"]
+            }
+            try await h.sandboxControl("/faults", body: #"{"route":"POST /razorpay/v1/orders","kind":"rate_limit","retry_after":1}"#)
+            let first = try await Self.routedOrder(h, customer: customer, receipt: "circuit_1")
+            #expect(first.data("createOrder")?["order"]?["provider"]?.stringValue == "CASHFREE", "\(first.json)")
+            #expect(try await health()?["status"] == "DOWN")
+            #expect(try await health()?["circuitOpen"] == true)
+
+            // Open: straight to Cashfree, no attempt at Razorpay.
+            let second = try await Self.routedOrder(h, customer: customer, receipt: "circuit_2")
+            let decision = try #require(second.data("createOrder")?["order"]?["routing"])
+            #expect(decision["provider"]?.stringValue == "CASHFREE", "\(second.json)")
+            #expect(decision["failovers"] == [])
+            #expect(decision["candidates"]?.arrayValue?.first { $0["provider"] == "RAZORPAY" }?["rejectionReasons"] == ["UNHEALTHY"])
+
+            // Razorpay is back; after the cooldown the circuit is half-open and the next order is its trial.
+            try await h.sandboxControl("/faults", method: "DELETE")
+            #expect(try await h.eventually(timeout: .seconds(30)) { try await health()?["circuitOpen"] == false })
+            #expect(try await health()?["status"] == "DOWN")
+            let trial = try await Self.routedOrder(h, customer: customer, receipt: "circuit_3")
+            #expect(trial.data("createOrder")?["order"]?["provider"]?.stringValue == "RAZORPAY", "\(trial.json)")
+            #expect(try await h.razorpayOrders(receipt: "circuit_3").count == 1)
+            #expect(try await health()?["circuitOpen"] == false)
+            #expect(try await health()?["status"] != "DOWN")
+            let after = try await Self.routedOrder(h, customer: customer, receipt: "circuit_4")
+            #expect(after.data("createOrder")?["order"]?["provider"]?.stringValue == "RAZORPAY", "\(after.json)")
+        }
+    }
+
     /// A shorter attempt than the `timeout_after` hold, so the client gives up first.
     static let transport = ProviderTransportSettings(attemptTimeout: .milliseconds(800), operationDeadline: .seconds(3))
 

@@ -211,8 +211,7 @@ struct ProviderHealthView: GraphQLFieldReadable {
         case "successRate": snapshot.successRate
         case "p99LatencyMs": snapshot.p99Milliseconds
         case "lastError": snapshot.lastError
-        // No circuit breaker yet: every call is attempted.
-        case "circuitOpen": false
+        case "circuitOpen": snapshot.circuitOpen
         case "checkedAt": PostgresTimestamp(Date()).rfc3339
         default: nil
         }

@@ -25,6 +25,9 @@ struct RoutingService: Sendable {
         var hasReturnURL: Bool = false
         /// A provider the caller names (then routing only reports on it and there is no failover).
         var provider: ProviderName?
+        /// The decision will be acted on (a `createOrder`, not `routingExplain`): a DOWN provider
+        /// whose circuit is half-open may be given this request as its one trial (``ProviderHealth``).
+        var claimsTrial = false
     }
 
     /// The decision for `request`; throws NOT_FOUND (field `customerId`) for an unknown customer.
@@ -41,7 +44,8 @@ struct RoutingService: Sendable {
     func decide(_ request: Request, customer: CustomerRecord?) async throws -> RoutingDecision {
         // A named provider is not routed: the rules are not read for it.
         let rules = request.provider == nil ? try await store.all().map(\.spec) : []
-        return ProviderRouter.decide(routingRequest(request, customer: customer), providers: providerStates(), rules: rules,
+        let states = providerStates(claimingTrial: request.claimsTrial && request.provider == nil)
+        return ProviderRouter.decide(routingRequest(request, customer: customer), providers: states, rules: rules,
                              now: PostgresTimestamp(Date()))
     }
 
@@ -51,13 +55,15 @@ struct RoutingService: Sendable {
                        hasReturnURL: request.hasReturnURL, provider: request.provider)
     }
 
-    /// Each provider as routing sees it now.
-    func providerStates() -> [ProviderName: RoutingProviderState] {
+    /// Each provider as routing sees it now; with `claimingTrial`, a half-open circuit's trial is taken
+    /// for this decision (``ProviderHealth/routingHealth(_:claimingTrial:)``).
+    func providerStates(claimingTrial: Bool = false) -> [ProviderName: RoutingProviderState] {
         var states: [ProviderName: RoutingProviderState] = [:]
         for provider in ProviderName.allCases {
             let rules = providers.orderAmountRules(provider)
             states[provider] = RoutingProviderState(
-                provider: provider, configured: providers.isConfigured(provider), health: providers.health.snapshot(provider).status,
+                provider: provider, configured: providers.isConfigured(provider),
+                health: providers.health.routingHealth(provider, claimingTrial: claimingTrial),
                 minimumMinor: rules?.minimum, maximumMinor: rules?.maximum, currencies: rules?.currencies ?? [])
         }
         return states

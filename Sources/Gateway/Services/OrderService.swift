@@ -54,7 +54,7 @@ struct OrderService: Sendable {
         }
         let decision = try await routing.decide(
             RoutingService.Request(amountMinor: request.amountMinor, currency: request.currency, flow: request.flow, method: request.method,
-                                   customerID: customer?.id, hasReturnURL: request.returnURL != nil, provider: request.provider),
+                                   customerID: customer?.id, hasReturnURL: request.returnURL != nil, provider: request.provider, claimsTrial: true),
             customer: customer)
         guard let provider = decision.provider else { throw UserError(.noRoute, decision.reason, field: ["input", "flow"]) }
         return (provider, decision)

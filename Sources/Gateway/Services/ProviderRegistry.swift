@@ -24,13 +24,16 @@ public struct ProviderRegistry: Sendable {
     public var webhookSecrets: [ProviderName: Secret]
     /// The key Setu presents in `X-SETU-BILLPAY-API-KEY` on PayQL's partner endpoints (`POST /setu/v1/*`); nil: not served.
     public var setuBillPayAPIKey: Secret?
-    /// Recent calls per provider (what `providers { health }` shows); adapters report to ``ProviderHealth/observer``.
-    let health = ProviderHealth()
+    /// Recent calls per provider (what `providers { health }` shows, and routing's circuit breaker);
+    /// adapters report to ``ProviderHealth/observer``.
+    let health: ProviderHealth
 
-    /// A registry of the given adapters.
+    /// A registry of the given adapters; a DOWN provider's circuit stays open `circuitCooldown`
+    /// after its last failure (``ProviderHealth``).
     public init(razorpay: RazorpayAdapter? = nil, cashfree: CashfreeAdapter? = nil, instamojo: InstamojoAdapter? = nil,
                 setu: SetuAdapter? = nil, environments: [ProviderName: ProviderEnvironment] = [:],
-                webhookSecrets: [ProviderName: Secret] = [:]) {
+                webhookSecrets: [ProviderName: Secret] = [:], circuitCooldown: Duration = .seconds(30)) {
+        self.health = ProviderHealth(cooldown: circuitCooldown)
         self.razorpay = razorpay
         self.cashfree = cashfree
         self.instamojo = instamojo

@@ -72,6 +72,8 @@ public struct ProviderSettings: Sendable {
     public var live: Set<ProviderName>
     /// Timeouts and retries for every provider.
     public var transport: ProviderTransportSettings
+    /// How long a DOWN provider gets no routed creates before one trial (`--provider-circuit-cooldown-ms`).
+    public var circuitCooldown: Duration = .seconds(30)
 
     public init(razorpay: Razorpay? = nil, cashfree: Cashfree? = nil, instamojo: Instamojo? = nil, setu: Setu? = nil,
                 live: Set<ProviderName> = [], transport: ProviderTransportSettings = .init()) {
@@ -88,7 +90,7 @@ public struct ProviderSettings: Sendable {
 
     /// The adapters, sending through `client` (the caller shuts it down).
     public func registry(client: HTTPClient) -> ProviderRegistry {
-        var registry = ProviderRegistry()
+        var registry = ProviderRegistry(circuitCooldown: circuitCooldown)
         var live = self.live
         var transport = self.transport
         transport.observer = registry.health.observer

@@ -36,6 +36,14 @@ public struct ProviderCall: Sendable {
     public var duration: Duration
     /// nil for a 2xx answer; else the failure's code.
     public var failure: ProviderError.Code?
+
+    /// A call to `provider`'s `operation` that took `duration` and ended in `failure` (nil: a 2xx answer).
+    public init(provider: ProviderName, operation: String, duration: Duration, failure: ProviderError.Code?) {
+        self.provider = provider
+        self.operation = operation
+        self.duration = duration
+        self.failure = failure
+    }
 }
 
 /// Receives every ``ProviderCall``; must return at once (it runs on the caller's task).
