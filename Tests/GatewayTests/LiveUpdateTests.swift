@@ -163,6 +163,31 @@ import Testing
         }
     }
 
+    @Test func aRevokedKeysSubscriptionsEndAndOtherKeysStayOpen() async throws {
+        try await GatewayHarness.run { h in
+            let created = try await h.gateway.keys.create(name: "to revoke", scopes: [.secret])
+            let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY")
+            let id = try #require(order["id"]?.stringValue)
+            let doomed = try Self.open(h, order: id, key: created.key)
+            try await Self.expectEventStreamHead(doomed)
+            #expect(try await doomed.nextEvent(named: "next") != nil)
+            let kept = try Self.open(h, order: id)
+            try await Self.expectEventStreamHead(kept)
+            #expect(try await kept.nextEvent(named: "next") != nil)
+
+            #expect(try await h.gateway.keys.revoke(id: created.id))
+            var code: String?
+            while code == nil, let next = try await doomed.nextEvent(named: "next") {
+                code = try JSONParser.parse(Array(next.data.utf8))["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue
+            }
+            #expect(code == "UNAUTHENTICATED")
+            #expect(try await doomed.nextEvent(named: "complete") != nil)
+            #expect(try await h.eventually { h.live.openCount == 1 })
+            kept.disconnect()
+            #expect(try await h.eventually { h.live.openCount == 0 })
+        }
+    }
+
     @Test func refusalsBeforeTheStreamAreOrdinaryHTTPErrors() async throws {
         try await GatewayHarness.run { h in
             let order = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY")

@@ -231,7 +231,8 @@ import Testing
     /// while open, orders go straight to Cashfree; after the cooldown one trial order goes back to
     /// Razorpay, which answers again, and from then on orders are Razorpay's.
     @Test func aDownProvidersCircuitOpensThenOneTrialClosesIt() async throws {
-        try await GatewayHarness.run(providers: { $0.circuitCooldown = .milliseconds(1500) }) { h in
+        let clock = ProviderHealthTests.ManualClock()
+        try await GatewayHarness.run(providers: { $0.circuitCooldown = .seconds(30); $0.healthClock = { clock.now } }) { h in
             let customer = try await OrderLifecycleTests.createCustomer(h)
             func health() async throws -> JSONValue? {
                 let answer = try await h.graphQL("{ providers { provider health { status circuitOpen } } }")
@@ -252,7 +253,9 @@ import Testing
 
             // Razorpay is back; after the cooldown the circuit is half-open and the next order is its trial.
             try await h.sandboxControl("/faults", method: "DELETE")
-            #expect(try await h.eventually(timeout: .seconds(30)) { try await health()?["circuitOpen"] == false })
+            #expect(try await health()?["circuitOpen"] == true)
+            clock.advance(.seconds(31))
+            #expect(try await health()?["circuitOpen"] == false)
             #expect(try await health()?["status"] == "DOWN")
             let trial = try await Self.routedOrder(h, customer: customer, receipt: "circuit_3")
             #expect(trial.data("createOrder")?["order"]?["provider"]?.stringValue == "RAZORPAY", "\(trial.json)")

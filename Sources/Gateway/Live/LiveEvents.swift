@@ -6,15 +6,16 @@ import Support
 
 /// Subscription events for the whole instance, from PostgreSQL `NOTIFY` on the
 /// `payql_events` channel (payload `<Type>:<uuid>`: `Order`, `UpiCollect`,
-/// `BillPayment`; `ClientSession:<uuid>` when a session is revoked), so a change
+/// `BillPayment`; `ClientSession:<uuid>` when a session is revoked, `ApiKey:<uuid>`
+/// when an API key is), so a change
 /// committed by any instance reaches the subscribers of every instance.
 ///
 /// One dedicated listening connection per instance (`PostgresListener`); after it
 /// reconnects (a database restart) every open subscription is re-read once, since
 /// notifications sent meanwhile are lost, and the sessions behind them are checked
 /// again. Also enforces the limit of open subscriptions per credential (an API key,
-/// or a client session) and ends a session's subscriptions when it expires or is
-/// revoked.
+/// or a client session), ends a session's subscriptions when it expires or is
+/// revoked, and a key's when it is revoked.
 ///
 /// `start()` before serving, `shutdown()` after the HTTP server stopped.
 public final class LiveEvents: SubscriptionBroker {
@@ -72,7 +73,7 @@ public final class LiveEvents: SubscriptionBroker {
         let principal = context.principal
         let owner = principal.session.map { "session:\($0.id.uuidString)" } ?? "key:\(principal.apiKeyID.uuidString)"
         let admitted = registry.withLock { registry in
-            registry.admit(subscription.id, owner: owner, session: principal.session?.id,
+            registry.admit(subscription.id, owner: owner, key: principal.session == nil ? principal.apiKeyID : nil, session: principal.session?.id,
                            expiresAt: principal.session?.expiresAtUnix, subscription: subscription, limit: maxPerCredential)
         }
         guard admitted else {
@@ -102,6 +103,12 @@ public final class LiveEvents: SubscriptionBroker {
                 for subscription in ended { subscription.end(error: Self.sessionEnded) }
                 return
             }
+            if payload.hasPrefix("ApiKey:") {
+                guard let id = UUID(uuidString: String(payload.dropFirst("ApiKey:".count))) else { return }
+                let ended = registry.withLock { $0.subscriptions(ofKey: id) }
+                for subscription in ended { subscription.end(error: Self.keyRevoked) }
+                return
+            }
             let targets = registry.withLock { $0.subscriptions(watching: payload) }
             for subscription in targets { subscription.changed() }
         case .connected(let reconnected):
@@ -109,7 +116,7 @@ public final class LiveEvents: SubscriptionBroker {
             guard reconnected else { return }
             let all = registry.withLock { $0.all }
             for subscription in all { subscription.changed() }
-            Task { await self.endRevokedSessions() }
+            Task { await self.endRevokedCredentials() }
         case .disconnected(let reason, let retryIn):
             log("live events connection lost (\(reason)); retrying in \(retryIn)")
         }
@@ -119,23 +126,34 @@ public final class LiveEvents: SubscriptionBroker {
     static let sessionEnded = GraphQLHTTPError(
         status: 401, code: "UNAUTHENTICATED", message: "The client session expired or was revoked; subscribe again with a new one.")
 
+    /// The error a revoked key's subscriptions end with.
+    static let keyRevoked = GraphQLHTTPError(
+        status: 401, code: "UNAUTHENTICATED", message: "The API key was revoked; subscribe again with a working one.")
+
     private func endExpiredSessions(now: Int64) {
         let expired = registry.withLock { $0.expired(now: now) }
         for subscription in expired { subscription.end(error: Self.sessionEnded) }
     }
 
     /// After a reconnect: revocations notified while the listener was away were missed.
-    private func endRevokedSessions() async {
-        let sessions = registry.withLock { $0.sessionIDs }
-        guard !sessions.isEmpty else { return }
-        guard let rows = try? await pool.query("""
+    private func endRevokedCredentials() async {
+        let (sessions, keys) = registry.withLock { ($0.sessionIDs, $0.keyIDs) }
+        if !sessions.isEmpty, let rows = try? await pool.query("""
             SELECT id::text FROM client_sessions
             WHERE id = ANY(\(sessions.map { $0.uuidString })::uuid[]) AND (revoked_at IS NOT NULL OR expires_at <= now())
-            """), let revoked = try? rows.decode(String.self) else { return }
-        for text in revoked {
-            guard let id = UUID(uuidString: text) else { continue }
-            let ended = registry.withLock { $0.subscriptions(ofSession: id) }
-            for subscription in ended { subscription.end(error: Self.sessionEnded) }
+            """), let revoked = try? rows.decode(String.self) {
+            for id in revoked.compactMap(UUID.init(uuidString:)) {
+                let ended = registry.withLock { $0.subscriptions(ofSession: id) }
+                for subscription in ended { subscription.end(error: Self.sessionEnded) }
+            }
+        }
+        if !keys.isEmpty, let rows = try? await pool.query("""
+            SELECT id::text FROM api_keys WHERE id = ANY(\(keys.map { $0.uuidString })::uuid[]) AND revoked_at IS NOT NULL
+            """), let revoked = try? rows.decode(String.self) {
+            for id in revoked.compactMap(UUID.init(uuidString:)) {
+                let ended = registry.withLock { $0.subscriptions(ofKey: id) }
+                for subscription in ended { subscription.end(error: Self.keyRevoked) }
+            }
         }
     }
 }
@@ -145,6 +163,8 @@ struct LiveRegistry {
     private struct Entry {
         let subscription: LiveSubscription
         let owner: String
+        /// The API key holding it (nil for a client session's).
+        let key: UUID?
         let session: UUID?
         let expiresAt: Int64?
         var topics: [String] = []
@@ -157,12 +177,14 @@ struct LiveRegistry {
     var count: Int { entries.count }
     var all: [LiveSubscription] { entries.values.map(\.subscription) }
     var sessionIDs: [UUID] { Array(Set(entries.values.compactMap(\.session))) }
+    var keyIDs: [UUID] { Array(Set(entries.values.compactMap(\.key))) }
 
     /// Records a subscription unless its owner already holds `limit`.
-    mutating func admit(_ id: UInt64, owner: String, session: UUID?, expiresAt: Int64?, subscription: LiveSubscription, limit: Int) -> Bool {
+    mutating func admit(_ id: UInt64, owner: String, key: UUID?, session: UUID?, expiresAt: Int64?, subscription: LiveSubscription,
+                        limit: Int) -> Bool {
         guard perOwner[owner, default: 0] < limit else { return false }
         perOwner[owner, default: 0] += 1
-        entries[id] = Entry(subscription: subscription, owner: owner, session: session, expiresAt: expiresAt)
+        entries[id] = Entry(subscription: subscription, owner: owner, key: key, session: session, expiresAt: expiresAt)
         return true
     }
 
@@ -188,6 +210,10 @@ struct LiveRegistry {
 
     func subscriptions(ofSession session: UUID) -> [LiveSubscription] {
         entries.values.filter { $0.session == session }.map(\.subscription)
+    }
+
+    func subscriptions(ofKey key: UUID) -> [LiveSubscription] {
+        entries.values.filter { $0.key == key }.map(\.subscription)
     }
 
     func expired(now: Int64) -> [LiveSubscription] {

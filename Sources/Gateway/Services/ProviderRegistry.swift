@@ -26,7 +26,7 @@ public struct ProviderRegistry: Sendable {
     public var setuBillPayAPIKey: Secret?
     /// Recent calls per provider (what `providers { health }` shows, and routing's circuit breaker);
     /// adapters report to ``ProviderHealth/observer``.
-    let health: ProviderHealth
+    var health: ProviderHealth
 
     /// A registry of the given adapters; a DOWN provider's circuit stays open `circuitCooldown`
     /// after its last failure (``ProviderHealth``).

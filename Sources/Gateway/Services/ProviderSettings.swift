@@ -74,6 +74,8 @@ public struct ProviderSettings: Sendable {
     public var transport: ProviderTransportSettings
     /// How long a DOWN provider gets no routed creates before one trial (`--provider-circuit-cooldown-ms`).
     public var circuitCooldown: Duration = .seconds(30)
+    /// The clock provider health reads (tests move their own; nil: the continuous clock).
+    var healthClock: (@Sendable () -> ContinuousClock.Instant)?
 
     public init(razorpay: Razorpay? = nil, cashfree: Cashfree? = nil, instamojo: Instamojo? = nil, setu: Setu? = nil,
                 live: Set<ProviderName> = [], transport: ProviderTransportSettings = .init()) {
@@ -91,6 +93,7 @@ public struct ProviderSettings: Sendable {
     /// The adapters, sending through `client` (the caller shuts it down).
     public func registry(client: HTTPClient) -> ProviderRegistry {
         var registry = ProviderRegistry(circuitCooldown: circuitCooldown)
+        if let healthClock { registry.health = ProviderHealth(cooldown: circuitCooldown, now: healthClock) }
         var live = self.live
         var transport = self.transport
         transport.observer = registry.health.observer
