@@ -27,6 +27,21 @@ import PaymentsCore
         #expect(try await long.token() == first)
     }
 
+    @Test func anAbsurdLifetimeIsTrustedForADayAtMost() async throws {
+        for claimed in [Int.max, 10 * 365 * 86_400] {
+            let cache = BearerTokenCache { () async throws(ProviderError) in ("forever", claimed) }
+            _ = try await cache.token()
+            let refreshAt = try #require(await cache.refreshAt)
+            #expect(refreshAt <= ContinuousClock.now + .seconds(BearerTokenCache.maxLifetimeSeconds))
+            #expect(refreshAt > ContinuousClock.now + .seconds(BearerTokenCache.maxLifetimeSeconds - 3_600))
+        }
+        // A negative lifetime is an expired token: fetched again on the next call.
+        let counter = Counter()
+        let negative = BearerTokenCache { () async throws(ProviderError) in ("neg-\(counter.next())", -5) }
+        #expect(try await negative.token().revealed == "neg-1")
+        #expect(try await negative.token().revealed == "neg-2")
+    }
+
     @Test func concurrentCallersShareOneFetch() async throws {
         let counter = Counter()
         let cache = BearerTokenCache { () async throws(ProviderError) in

@@ -20,6 +20,11 @@ actor BearerTokenCache {
     private var inFlight: Task<Result<CachedToken, ProviderError>, Never>?
     /// How many tokens were fetched (for tests and metrics).
     private(set) var fetchCount = 0
+    /// When the cached token will be fetched again (nil: none cached).
+    var refreshAt: ContinuousClock.Instant? { current?.expiresAt }
+
+    /// The longest a fetched token is used, whatever its `expires_in` says.
+    static let maxLifetimeSeconds = 86_400
 
     init(refreshMargin: Duration = .seconds(300), fetch: @escaping Fetch) {
         self.refreshMargin = refreshMargin
@@ -37,7 +42,9 @@ actor BearerTokenCache {
             do throws(ProviderError) {
                 let started = clock.now
                 let (token, seconds) = try await fetch()
-                let lifetime = Duration.seconds(max(seconds, 0))
+                // A provider's `expires_in` is trusted up to a day: a token is fetched again at least daily
+                // even if an answer claims it lives for years (a refused token is also dropped at once).
+                let lifetime = Duration.seconds(min(max(seconds, 0), Self.maxLifetimeSeconds))
                 // Refresh `margin` early, but never use less than half the lifetime.
                 let usable = lifetime > margin * 2 ? lifetime - margin : lifetime / 2
                 return .success(CachedToken(value: Secret(token), expiresAt: started + usable))
