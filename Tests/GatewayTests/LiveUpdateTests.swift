@@ -22,6 +22,16 @@ import Testing
         try EventStreamConnection(port: h.server.port, key: key ?? h.secretKey, body: body(id: id))
     }
 
+    /// The code of the first error in the stream's `next` events (re-reads without errors may come first).
+    static func firstErrorCode(_ stream: EventStreamConnection) async throws -> String? {
+        while let next = try await stream.nextEvent(named: "next") {
+            if let code = try JSONParser.parse(Array(next.data.utf8))["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue {
+                return code
+            }
+        }
+        return nil
+    }
+
     /// The head of a stream that must be an event stream.
     static func expectEventStreamHead(_ stream: EventStreamConnection) async throws {
         let head = try #require(try await stream.next())
@@ -153,11 +163,7 @@ import Testing
                                               variables: ["s": .string(sessionID)])
             #expect(revoked.userErrorCodes("revokeClientSession") == [], "\(revoked.json)")
             // Re-reads of the order may come first (its creation's own notifications); then the end.
-            var code: String?
-            while code == nil, let next = try await stream.nextEvent(named: "next") {
-                code = try JSONParser.parse(Array(next.data.utf8))["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue
-            }
-            #expect(code == "UNAUTHENTICATED")
+            #expect(try await Self.firstErrorCode(stream) == "UNAUTHENTICATED")
             #expect(try await stream.nextEvent(named: "complete") != nil)
             #expect(try await h.eventually { h.live.openCount == 0 })
         }
@@ -176,11 +182,7 @@ import Testing
             #expect(try await kept.nextEvent(named: "next") != nil)
 
             #expect(try await h.gateway.keys.revoke(id: created.id))
-            var code: String?
-            while code == nil, let next = try await doomed.nextEvent(named: "next") {
-                code = try JSONParser.parse(Array(next.data.utf8))["errors"]?.arrayValue?.first?["extensions"]?["code"]?.stringValue
-            }
-            #expect(code == "UNAUTHENTICATED")
+            #expect(try await Self.firstErrorCode(doomed) == "UNAUTHENTICATED")
             #expect(try await doomed.nextEvent(named: "complete") != nil)
             #expect(try await h.eventually { h.live.openCount == 1 })
             kept.disconnect()
