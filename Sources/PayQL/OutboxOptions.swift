@@ -12,6 +12,7 @@ import PaymentsCore
 enum OutboxOptions {
     static let usage = """
                            [--outbox true|false] [--outbox-interval-ms 1000] [--outbox-give-up-hours 24] [--outbox-lease-ms 60000]
+                           [--outbox-retention-days 30]  (finished messages older than this are deleted; 0 keeps them)
                            [--merchant-webhook-url URL] [--merchant-webhook-timeout-ms 10000]
     """
 
@@ -48,6 +49,13 @@ enum OutboxOptions {
         guard (1000...3_600_000).contains(lease) else { throw UsageError("--outbox-lease-ms must be in 1000...3600000, got \(lease)") }
         configuration.lease = .milliseconds(lease)
         configuration.attemptTimeout = min(configuration.attemptTimeout, .milliseconds(lease / 2))
+        let days = try options.int("outbox-retention-days", default: 30)
+        guard (0...3650).contains(days) else { throw UsageError("--outbox-retention-days must be in 0...3650, got \(days)") }
+        // Kept at least as long as a message may still be retried.
+        guard days == 0 || days * 24 > hours else {
+            throw UsageError("--outbox-retention-days must be longer than --outbox-give-up-hours (or 0 to keep messages)")
+        }
+        configuration.retention = days == 0 ? nil : .seconds(days * 86_400)
         return configuration
     }
 
@@ -70,6 +78,8 @@ enum OutboxOptions {
                 ])
             case .failed(let message):
                 log(logLevel, .warning, "outbox step failed", [("error", .string(message))])
+            case .purged(let count):
+                log(logLevel, .info, "outbox messages past the retention deleted", [("count", .int(Int64(count)))])
             case .claimed:
                 break
             }

@@ -212,6 +212,39 @@ import Testing
     // MARK: Support
 
     /// A fresh migrated database, its pool shut down afterwards.
+    @Test func finishedMessagesPastTheRetentionArePurgedAndPendingOnesStay() async throws {
+        try await Self.withPool { pool in
+            // 1,500 old delivered messages (more than one batch), 3 old given up, 2 old pending, 4 recent delivered.
+            let states = Array(repeating: "DELIVERED", count: 1500) + ["GIVEN_UP", "GIVEN_UP", "GIVEN_UP", "PENDING", "PENDING"]
+            try await pool.withTransaction { connection in
+                for _ in 0..<(states.count + 4) {
+                    try await Outbox.enqueue(kind: .test, object: .order(UUID()), payload: PostgresJSONB(text: "{}"), on: connection)
+                }
+            }
+            let ids = try await pool.query("SELECT id FROM outbox ORDER BY id").decode(Int64.self)
+            for (id, state) in zip(ids, states) {
+                let due: PostgresTimestamp? = state == "PENDING" ? Self.t0 : nil
+                _ = try await pool.query("""
+                    UPDATE outbox SET state = \(state), next_attempt_at = \(due), created_at = now() - interval '31 days' WHERE id = \(id)
+                    """)
+            }
+            _ = try await pool.query("UPDATE outbox SET state = 'DELIVERED', next_attempt_at = NULL WHERE created_at > now() - interval '1 day'")
+            let worker = Self.worker(pool, clock: TestClock(), handler: OutboxHandler(kind: .test) { _, _ in .delivered(statusCode: 200) }) {
+                $0.now = { PostgresTimestamp(Date()) }
+                $0.retention = .seconds(30 * 86_400)
+            }
+            #expect(try await worker.purgeOnce() == 1503)
+            #expect(try await pool.query("SELECT state, count(*) FROM outbox GROUP BY state ORDER BY state").decode((String, Int64).self)
+                .map { "\($0.0)=\($0.1)" } == ["DELIVERED=4", "PENDING=2"])
+            #expect(try await worker.purgeOnce() == 0)
+            // Without a retention nothing is deleted.
+            let keeper = Self.worker(pool, handler: OutboxHandler(kind: .test) { _, _ in .delivered(statusCode: 200) }) { $0.retention = nil }
+            _ = try await pool.query("UPDATE outbox SET created_at = now() - interval '400 days'")
+            #expect(try await keeper.purgeOnce() == 0)
+            #expect(try await Self.count(pool) == 6)
+        }
+    }
+
     static func withPool(_ body: (PostgresPool) async throws -> Void) async throws {
         let pool = try PostgresPool(url: try await GatewayCluster.freshDatabase().url)
         _ = try await Migrator(migrations: try Gateway.migrations()).migrate(using: pool)

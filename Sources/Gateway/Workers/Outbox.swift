@@ -170,6 +170,11 @@ public struct OutboxConfiguration: Sendable {
     public var giveUpAfter: Duration = .seconds(24 * 3600)
     /// The most a database step may take before the worker stops waiting for it. Default 30 s.
     public var databaseTimeout: Duration = .seconds(30)
+    /// Delivered and given-up messages older than this (by creation) are deleted; nil keeps them
+    /// for good. Default 30 days: the delivery log (`merchantWebhookDeliveries`) reaches that far back.
+    public var retention: Duration? = .seconds(30 * 86_400)
+    /// How often a worker looks for messages past the retention. Default 10 minutes.
+    public var purgeInterval: Duration = .seconds(600)
     /// Now; tests pass a clock they move.
     public var now: @Sendable () -> PostgresTimestamp = { PostgresTimestamp(Date()) }
 

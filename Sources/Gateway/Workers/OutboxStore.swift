@@ -83,6 +83,18 @@ struct OutboxStore: Sendable {
         return rows.count == 1
     }
 
+    /// Deletes up to `limit` finished (DELIVERED or GIVEN_UP) messages of `kind` created before
+    /// `cutoff`; returns how many. Old rows are found through the (kind, created_at) index, so a
+    /// purge reads only what it deletes; a message OPS asked to redeliver is PENDING and stays.
+    func purge(kind: OutboxKind, createdBefore cutoff: PostgresTimestamp, limit: Int) async throws -> Int {
+        try await pool.query("""
+            DELETE FROM outbox WHERE id IN (
+                SELECT id FROM outbox
+                WHERE kind = \(kind.rawValue) AND created_at < \(cutoff) AND state <> 'PENDING'
+                LIMIT \(Int64(limit)))
+            """).affectedRows
+    }
+
     /// Asks for a message to be sent again (OPS): a DELIVERED or GIVEN_UP one becomes PENDING, due
     /// now, with a fresh give-up horizon; a PENDING one not being attempted is made due now. Returns
     /// whether a message with this id exists.

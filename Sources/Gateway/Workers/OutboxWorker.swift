@@ -1,5 +1,6 @@
 public import Foundation
 public import Postgres
+import Support
 
 /// Something an outbox worker did, for the caller's log and for tests (no secret in any of them).
 public enum OutboxEvent: Sendable {
@@ -13,6 +14,8 @@ public enum OutboxEvent: Sendable {
     case gaveUp(id: UUID, kind: OutboxKind, attempts: Int, error: String)
     /// A database step failed; the claimed messages are tried again when their lease ends.
     case failed(message: String)
+    /// Finished messages past the retention were deleted (how many).
+    case purged(Int)
 }
 
 /// Delivers the outbox (``Outbox``): claims due messages (any number of workers, in one process
@@ -29,6 +32,8 @@ public final class OutboxWorker: Sendable {
     private let configuration: OutboxConfiguration
     private let report: @Sendable (OutboxEvent) -> Void
     private let loop = WorkerLoop()
+    /// When this worker last purged messages past the retention.
+    private let lastPurge = Locked<ContinuousClock.Instant?>(nil)
 
     /// A worker over `pool`'s outbox delivering the kinds of `handlers` (one per kind; a later one
     /// for a kind replaces an earlier). Messages of other kinds are left to workers that handle them.
@@ -49,6 +54,7 @@ public final class OutboxWorker: Sendable {
     /// Starts the background loop (once; later calls do nothing).
     public func start() {
         loop.start(interval: configuration.interval) { [self] in
+            await purgeIfDue()
             do {
                 // Something was done: look again at once (the next message of an object may be due now).
                 return try await runOnce() > 0
@@ -63,6 +69,44 @@ public final class OutboxWorker: Sendable {
     /// `attemptTimeout`) to finish and be recorded. Returns once the loop has ended.
     public func shutdown() async {
         await loop.shutdown(cancellingWork: false)
+    }
+
+    /// Purges once every `purgeInterval` (the first time at the first step).
+    private func purgeIfDue() async {
+        guard configuration.retention != nil else { return }
+        let now = ContinuousClock.now
+        let due = lastPurge.withLock { last -> Bool in
+            if let last, now - last < configuration.purgeInterval { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        do {
+            let deleted = try await purgeOnce()
+            if deleted > 0 { report(.purged(deleted)) }
+        } catch {
+            if !loop.isStopping { report(.failed(message: "purging old messages: \(error)")) }
+        }
+    }
+
+    /// Deletes this worker's kinds' finished messages created more than `retention` ago, in
+    /// batches of 1,000 (at most 20 per kind, so one purge stays short; the next takes the rest);
+    /// returns how many. Nothing without a retention.
+    @discardableResult
+    public func purgeOnce() async throws -> Int {
+        guard let retention = configuration.retention else { return 0 }
+        let cutoff = configuration.now().adding(.zero - retention)
+        var deleted = 0
+        for kind in kinds {
+            for _ in 0..<20 {
+                let batch = try await withDeadline(configuration.databaseTimeout) { [store] in
+                    try await store.purge(kind: kind, createdBefore: cutoff, limit: 1000)
+                }
+                deleted += batch
+                if batch < 1000 { break }
+            }
+        }
+        return deleted
     }
 
     /// Claims the messages due now (one batch) and attempts each; returns how many were claimed.
