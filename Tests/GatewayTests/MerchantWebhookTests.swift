@@ -61,6 +61,41 @@ import Testing
         }
     }
 
+    @Test func aCancelledOrderAndAFailedRefundAreReported() async throws {
+        let receiver = try MerchantReceiver()
+        try await GatewayHarness.withMerchant(receiver) { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h, phone: "+919812345678")
+            let created = try await OrderLifecycleTests.createOrder(h, provider: "CASHFREE", amount: "17000", customer: customer)
+            let cancelled = try #require(created["id"]?.stringValue)
+            let answer = try await h.graphQL(CaptureAndCancelTests.cancel, variables: ["o": .string(cancelled), "r": "changed their mind"])
+            #expect(answer.userErrorCodes("cancelOrder") == [], "\(answer.json)")
+
+            // A Cashfree refund the sandbox holds PENDING, then fails.
+            let (paid, payment) = try await RefundTests.paidOrder(h, provider: "CASHFREE", amount: "17000")
+            let pending = try RefundTests.refunded(try await RefundTests.refund(h, payment: payment, amount: "7000", note: "PENDING"))
+            let paidID = try #require(GlobalID(paid, of: .order)).uuid
+            let receipt = try #require(try await h.pool.query("SELECT receipt FROM orders WHERE id = \(paidID)").single(String.self))
+            let reference = try #require(pending["reference"]?.stringValue)
+            let refundID = try #require(pending["id"]?.stringValue)
+            try await h.sandboxControl("/cashfree/orders/\(receipt)/refunds/\(reference)/complete", body: #"{"status":"failed"}"#)
+            let read = "query($id: ID!) { refund(id: $id) { status } }"
+            #expect(try await h.eventually {
+                try await h.graphQL(read, variables: ["id": .string(refundID)]).data("refund")?["status"]?.stringValue == "FAILED"
+            })
+            try await h.drain(h.outboxWorker())
+            let received = receiver.all
+            #expect(received.filter { $0.orderID == cancelled }.map(\.type) == ["order.cancelled"])
+            #expect(received.filter { $0.orderID == paid }.map(\.type) == ["order.paid", "refund.failed"])
+            let failed = try JSONParser.parse(try #require(received.first { $0.type == "refund.failed" }).body)
+            #expect(failed["data"]?["status"]?.stringValue == "FAILED")
+            #expect(failed["data"]?["amount"]?["amount"]?.stringValue == "7000")
+            #expect(failed["data"]?["refundId"]?.stringValue == refundID)
+            let cancel = try JSONParser.parse(try #require(received.first { $0.type == "order.cancelled" }).body)
+            #expect(cancel["data"]?["status"]?.stringValue == "CANCELLED")
+            #expect(cancel["data"]?["previousStatus"]?.stringValue == "CREATED")
+        }
+    }
+
     @Test func failuresAreRetriedThenGivenUpAndOpsCanRedeliver() async throws {
         // Two 500s, then 200 for the first event; the second order's event always 500 (until told otherwise).
         let receiver = try MerchantReceiver { index, _ in index < 2 ? 500 : 200 }
@@ -231,5 +266,6 @@ import Testing
         #expect(MerchantWebhooks.orderEventType(from: .failed, to: .paid) == "order.late_payment")
         #expect(MerchantWebhooks.orderEventType(from: .created, to: .paid) == "order.paid")
         #expect(MerchantWebhooks.orderEventType(from: .created, to: .pending) == nil)
+        #expect(MerchantWebhooks.orderEventType(from: .created, to: .cancelled) == "order.cancelled")
     }
 }

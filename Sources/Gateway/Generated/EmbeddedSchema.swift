@@ -2186,7 +2186,7 @@ type Viewer {
 """An event PayQL POSTs to the merchant's endpoint (body: `{"id","type","createdAt","data":{...the object as the `orderUpdated`-style selection documented in docs/api.md}}`, header `PayQL-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`)."""
 type MerchantWebhookDelivery implements Node {
   id: ID!
-  """`order.paid`, `order.failed`, `order.expired`, `order.late_payment`, `refund.processed`, `bill_payment.confirmed`, ..."""
+  """`order.paid`, `order.failed`, `order.expired`, `order.cancelled`, `order.late_payment`, `refund.processed`, `refund.failed`, `bill_payment.confirmed`, ..."""
   eventType: String!
   order: Order
   refund: Refund

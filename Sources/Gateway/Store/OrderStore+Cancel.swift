@@ -16,6 +16,8 @@ extension OrderStore {
         let cancelled = try record(row)
         // A cancelled order that paid a Setu bill is reported to Setu as FAILURE (decision 7).
         try await BillConfirmations.orderMoved(cancelled, to: .cancelled, on: connection)
+        // The merchant hears of it once this commits (order.cancelled).
+        try await MerchantWebhooks.orderStatusChanged(cancelled, from: order.status, on: connection)
         return cancelled
     }
 }

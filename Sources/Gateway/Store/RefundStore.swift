@@ -180,9 +180,10 @@ struct RefundStore: Sendable {
                 """).single(Bool.self) ?? false
             // A full refund takes back the order's rewards (decision 5).
             if fullyRefunded { try await RewardStore.revokeForRefundedOrder(payment.orderID, on: connection) }
-            try await MerchantWebhooks.refundProcessed(refund, orderID: payment.orderID, on: connection)
         }
         if let next, next != "PENDING" {
+            // The merchant hears of a refund that succeeded or failed (refund.processed / refund.failed).
+            try await MerchantWebhooks.refundSettled(refund, orderID: payment.orderID, on: connection)
             // A refund of a bill's payment is reported to Setu (refund-event), through the outbox.
             try await BillRefundReports.refundSettled(refund, orderID: payment.orderID, on: connection)
         }

@@ -30,12 +30,13 @@ public struct MerchantWebhookConfiguration: Sendable {
 /// events reach the merchant in the order they happened; a bill payment's are about the bill payment.
 public enum MerchantWebhooks {
     /// The event an order's status change reports, if any: PAID (`order.late_payment` when it was
-    /// FAILED, EXPIRED or CANCELLED before), FAILED, EXPIRED.
+    /// FAILED, EXPIRED or CANCELLED before), FAILED, EXPIRED, CANCELLED.
     static func orderEventType(from previous: OrderStatusName, to next: OrderStatusName) -> String? {
         switch next {
         case .paid: StatusTransitions.isLatePayment(from: previous, to: next) ? "order.late_payment" : "order.paid"
         case .failed: "order.failed"
         case .expired: "order.expired"
+        case .cancelled: "order.cancelled"
         default: nil
         }
     }
@@ -57,8 +58,15 @@ public enum MerchantWebhooks {
         try await enqueue(type: type, object: .order(order.id), orderID: order.id, data: data, on: connection)
     }
 
-    /// Enqueues `refund.processed` for a refund that has just SUCCEEDED. Call in its transaction.
-    static func refundProcessed(_ refund: RefundRecord, orderID: UUID, on connection: PostgresConnection) async throws {
+    /// Enqueues `refund.processed` for a refund that has just SUCCEEDED, `refund.failed` for one that
+    /// has just FAILED (with the provider's reason); nothing for other statuses. Call in its transaction.
+    static func refundSettled(_ refund: RefundRecord, orderID: UUID, on connection: PostgresConnection) async throws {
+        let type: String
+        switch refund.status {
+        case "SUCCEEDED": type = "refund.processed"
+        case "FAILED": type = "refund.failed"
+        default: return
+        }
         var data = JSONObject()
         data.append("refundId", .string(GlobalID(.refund, refund.id).description))
         data.append("orderId", .string(GlobalID(.order, orderID).description))
@@ -67,7 +75,8 @@ public enum MerchantWebhooks {
         data.append("status", .string(refund.status))
         data.append("amount", money(refund.amount.minorUnits, refund.amount.currency))
         data.append("providerRefundId", refund.providerRefundID.map(JSONValue.string) ?? .null)
-        try await enqueue(type: "refund.processed", object: .order(orderID), orderID: orderID, data: data, on: connection)
+        if type == "refund.failed" { data.append("failureReason", refund.failureReason.map(JSONValue.string) ?? .null) }
+        try await enqueue(type: type, object: .order(orderID), orderID: orderID, data: data, on: connection)
     }
 
     /// Enqueues `bill_payment.confirmed` (Setu acknowledged the payment). Call in the transaction
