@@ -1,6 +1,47 @@
 internal import CLibPQ
 
-/// Owns one `PGresult` and frees it once.
+/// The one owner of a `PGresult`, from the moment `PQgetResult` (or `PQexec`)
+/// returns it: `PQclear` runs exactly once, in `deinit`, unless the result is
+/// consumed into rows (`rows()`), whose storage then owns it. Noncopyable, so no
+/// path can keep a second reference, free it twice, or forget it.
+struct PostgresResult: ~Copyable {
+    private let result: OpaquePointer
+
+    /// Takes ownership of `result`; nil for NULL (no result).
+    init?(_ result: OpaquePointer?) {
+        guard let result else { return nil }
+        self.result = result
+    }
+
+    deinit { PQclear(result) }
+
+    /// `PQresultStatus`.
+    var status: ExecStatusType { PQresultStatus(result) }
+
+    /// Hands the result to the rows that will read it (they free it when the last copy goes).
+    consuming func rows() -> PostgresResultStorage {
+        let result = self.result
+        discard self
+        return PostgresResultStorage(result)
+    }
+
+    /// The server's error fields as a `PostgresError` (its query is set when it reaches a statement).
+    func serverError() -> PostgresError {
+        func field(_ code: Character) -> String? {
+            guard let ascii = code.asciiValue, let value = PQresultErrorField(result, Int32(ascii)) else { return nil }
+            return String(cString: value)
+        }
+        let sqlState = field("C")
+        let message = field("M") ?? String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines
+        return PostgresError(
+            sqlState.map(PostgresError.Code.forSQLState) ?? .server,
+            message: message, sqlState: sqlState, detail: field("D"), hint: field("H"), constraint: field("n")
+        )
+    }
+}
+
+/// Owns one `PGresult` handed over by `PostgresResult.rows()`, and frees it once,
+/// when the last `PostgresRows`/`PostgresRow` that reads it goes.
 ///
 /// `@unchecked Sendable`: libpq never mutates a `PGresult` after handing it
 /// out, and documents results as independent of their connection and safe to
@@ -10,7 +51,8 @@ final class PostgresResultStorage: @unchecked Sendable {
     let rowCount: Int
     let columnCount: Int
 
-    init(_ result: OpaquePointer) {
+    /// Only `PostgresResult.rows()` creates one: ownership passes from one owner to the other.
+    fileprivate init(_ result: OpaquePointer) {
         self.result = result
         rowCount = Int(PQntuples(result))
         columnCount = Int(PQnfields(result))

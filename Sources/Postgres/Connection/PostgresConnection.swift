@@ -33,10 +33,10 @@ public final class PostgresConnection: @unchecked Sendable {
     public let backendPID: Int32
 
     /// The connection's mutable state; the lock also serialises every use of `conn`.
-    let locked = Locked(ConnectionState())
+    let locked: Locked<ConnectionState>
     /// Request ids (lock-free: taken before the request exists, for its cancellation handler).
     private let lastRequestID = Atomic<UInt64>(0)
-    /// Mirrors `state.closedError != nil`, read without the lock (set once, under it, by `fail`).
+    /// Mirrors `state.pipeline.closedError != nil`, read without the lock (set once, under it, by `fail`).
     let closedFlag = Atomic<Bool>(false)
     /// Mirrors `state.needsFlush`, read by the event loop without the lock each time it polls.
     let needsFlushFlag = Atomic<Bool>(false)
@@ -48,12 +48,11 @@ public final class PostgresConnection: @unchecked Sendable {
         socket = PQsocket(conn)
         cancelHandle = PQgetCancel(conn)
         backendPID = PQbackendPID(conn)
+        locked = Locked(ConnectionState(preparedStatementCacheSize: configuration.preparedStatementCacheSize))
     }
 
     deinit {
-        locked.withLock { state in
-            for request in state.inflight { if let result = request.result { PQclear(result) } }
-        }
+        // Results still held by requests are freed by their owners (`PostgresResultStorage`).
         if let cancelHandle { PQfreeCancel(cancelHandle) }
         PQfinish(conn)
     }
@@ -107,16 +106,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Open, idle outside any transaction, with nothing in flight: safe to hand to someone else.
     var isReusable: Bool {
         locked.withLock { state in
-            state.closedError == nil && state.inflight.isEmpty && state.pending.isEmpty && state.cancellingID == nil
-                && PQtransactionStatus(conn) == PQTRANS_IDLE
+            state.pipeline.isIdle && PQtransactionStatus(conn) == PQTRANS_IDLE
         }
     }
 
     /// Statements sent and not yet answered.
-    var inflightCount: Int { locked.withLock { state in state.inflight.count + state.pending.count } }
+    var inflightCount: Int { locked.withLock { state in state.pipeline.count } }
 
     /// Whether statements were sent and their results have not all arrived.
-    var isAwaitingResults: Bool { locked.withLock { state in !state.inflight.isEmpty } }
+    var isAwaitingResults: Bool { locked.withLock { state in state.pipeline.isAwaitingResults } }
 
     /// Called once, on the thread that noticed, when the connection closes or is lost.
     func setCloseHandler(_ handler: @escaping @Sendable (PostgresConnection) -> Void) {
@@ -185,19 +183,22 @@ public final class PostgresConnection: @unchecked Sendable {
                 var deferToLoop: PostgresEventLoop?
                 let actions: ConnectionActions = locked.withLock { state in
                     if leads { state.gathering = false }
-                    if let closed = state.closedError {
+                    if let closed = state.pipeline.closedError {
                         var actions = ConnectionActions()
-                        actions.completions.append(.init(continuation: continuation, outcome: .failure(closed)))
+                        actions.completions.append(.init(waiter: continuation, outcome: .failed(closed)))
                         return actions
                     }
                     if Task.isCancelled {
                         var actions = leads ? pump(&state) : ConnectionActions()
-                        actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
+                        actions.completions.append(.init(waiter: continuation, outcome: .cancelled))
                         return actions
                     }
-                    var request = PendingRequest(id: id, query: query, isScript: isScript, continuation: continuation)
-                    request.groupable = groupable
-                    state.pending.append(request)
+                    let request = ConnectionState.Pipeline.Request(id: id, query: query, isScript: isScript, groupable: groupable, waiter: continuation)
+                    if let refused = state.pipeline.enqueue(request) {
+                        var actions = ConnectionActions()
+                        actions.completions.append(refused)
+                        return actions
+                    }
                     if groupable, let currentLoop {
                         // A task on an I/O thread: its statement leaves with the others this turn
                         // resumes, after they all ran (`PostgresEventLoop.sendDeferred`). Already
@@ -224,16 +225,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Work decided under the lock and performed after it is released.
     struct ConnectionActions {
-        var completions: [Completion] = []
+        var completions: [ConnectionState.Pipeline.Completion] = []
         var wakeLoop = false
         var closed: (PostgresError, (@Sendable (PostgresConnection) -> Void)?)?
         var sendCancel = false
     }
 
-    struct Completion {
-        let continuation: UnsafeContinuation<PostgresRows, any Error>
-        let outcome: Result<PostgresRows, any Error>
-        func resume() { continuation.resume(with: outcome) }
+    /// Resumes a statement's task with its outcome.
+    static func resume(_ completion: ConnectionState.Pipeline.Completion) {
+        switch completion.outcome {
+        case .rows(let storage): completion.waiter.resume(returning: PostgresRows(storage: storage))
+        case .failed(let error): completion.waiter.resume(throwing: error)
+        case .cancelled: completion.waiter.resume(throwing: CancellationError())
+        }
     }
 
     func perform(_ actions: ConnectionActions) {
@@ -247,42 +251,24 @@ public final class PostgresConnection: @unchecked Sendable {
                 var buffer = [CChar](repeating: 0, count: 256)
                 if let cancelHandle { _ = PQcancel(cancelHandle, &buffer, Int32(buffer.count)) }
                 let (held, actions) = locked.withLock { state in
-                    state.cancellingID = nil
-                    let held = state.heldCompletion
-                    state.heldCompletion = nil
-                    return (held, pump(&state))
+                    (state.pipeline.cancelDelivered(), pump(&state))
                 }
-                held?.resume()
+                if let held { Self.resume(held) }
                 perform(actions)
             }.start()
         }
-        for completion in actions.completions { completion.resume() }
+        for completion in actions.completions { Self.resume(completion) }
     }
 
     /// A task waiting for `id` was cancelled.
     private func cancel(_ id: UInt64) {
         let actions: ConnectionActions = locked.withLock { state in
+            // What a cancel does to a queued or running statement: `PipelineState.cancel`.
             var actions = ConnectionActions()
-            if let index = state.pending.firstIndex(where: { $0.id == id }) {
-                let request = state.pending.remove(at: index)
-                if let continuation = request.continuation {
-                    actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
-                }
-                return actions
-            }
-            guard let index = state.inflight.firstIndex(where: { $0.id == id }) else { return actions }
-            if state.inflight.count == 1, state.pending.isEmpty, state.cancellingID == nil, cancelHandle != nil {
-                // Alone on the connection: ask the server to stop it. The request completes when
-                // its result arrives *and* the cancel request has been delivered, so the cancel
-                // can never hit a later statement.
-                state.cancellingID = id
-                state.inflight[index].cancelRequested = true
-                actions.sendCancel = true
-            } else if let continuation = state.inflight[index].continuation {
-                // Others are pipelined behind it: a cancel request could hit one of them. The
-                // statement finishes on the server (bounded by statement_timeout); its result is dropped.
-                state.inflight[index].continuation = nil
-                actions.completions.append(.init(continuation: continuation, outcome: .failure(CancellationError())))
+            switch state.pipeline.cancel(id: id, canAskServer: cancelHandle != nil) {
+            case .none: break
+            case .complete(let completion): actions.completions.append(completion)
+            case .askServer: actions.sendCancel = true
             }
             return actions
         }
@@ -299,7 +285,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// What this connection sent and replayed so far.
-    var pipelineCounters: PipelineCounters { locked.withLock { state in state.counters } }
+    var pipelineCounters: PipelineCounters { locked.withLock { state in state.pipeline.counters } }
 
     /// Whether the loop should wait for the socket to become writable.
     var wantsWrite: Bool { needsFlushFlag.load(ordering: .acquiring) && !closedFlag.load(ordering: .acquiring) }
@@ -307,7 +293,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Called by the event loop when the socket is ready.
     func handleIO(readable: Bool, writable: Bool) {
         let actions: ConnectionActions = locked.withLock { state in
-            guard state.closedError == nil else { return ConnectionActions() }
+            guard state.pipeline.closedError == nil else { return ConnectionActions() }
             if writable || state.needsFlush {
                 let flushed = PQflush(conn)
                 if flushed < 0 { return fail(&state, connectionError()) }
@@ -344,23 +330,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Marks the connection closed and fails everything waiting on it. Under the connection's lock (`state` is `locked`'s value).
     func fail(_ state: inout ConnectionState, _ error: PostgresError) -> ConnectionActions {
         var actions = ConnectionActions()
-        guard state.closedError == nil else { return actions }
-        state.closedError = error
+        // Every statement queued or in flight fails, once: `PipelineState.fail`.
+        guard let completions = state.pipeline.fail(error) else { return actions }
         closedFlag.store(true, ordering: .releasing)
-        for request in state.inflight + state.pending {
-            if let result = request.result { PQclear(result) }
-            if let continuation = request.continuation {
-                actions.completions.append(.init(continuation: continuation, outcome: .failure(error)))
-            }
-        }
-        if let held = state.heldCompletion {
-            actions.completions.append(held)
-            state.heldCompletion = nil
-        }
-        state.inflight.removeAll()
-        state.pending.removeAll()
-        state.cursor = 0
-        state.groupError = nil
+        actions.completions = completions
         actions.closed = (error, state.closeHandler)
         state.closeHandler = nil
         return actions

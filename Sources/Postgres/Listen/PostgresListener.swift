@@ -139,9 +139,8 @@ public final class PostgresListener: Sendable {
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
         // Channel names were checked to be plain identifiers; quoted, they keep their case.
         let sql = channels.map { "LISTEN \"\($0)\";" }.joined(separator: " ")
-        let result = PQexec(conn, sql)
-        let status = PQresultStatus(result)
-        PQclear(result)
+        // The result is freed as soon as its status is read (NULL: out of memory, a failure).
+        let status = PostgresResult(PQexec(conn, sql))?.status ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK, PQsetnonblocking(conn, 1) == 0 else {
             let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines
             PQfinish(conn)
