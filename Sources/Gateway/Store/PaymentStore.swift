@@ -121,16 +121,33 @@ struct PaymentStore: Sendable {
     /// Returns the payment and the order as they are now.
     static func record(_ reported: ProviderPayment, for order: OrderRecord, verification: Verification, source: String,
                        webhookEventID: UUID? = nil, on connection: PostgresConnection) async throws -> (PaymentRecord, OrderRecord) {
-        let status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
-        let existing = try await connection.query("""
-            SELECT \(sql: paymentColumns) FROM payments WHERE provider = \(reported.provider.rawValue) AND provider_payment_id = \(reported.id) FOR UPDATE
+        let existing = try await lockPayment(provider: reported.provider, providerPaymentID: reported.id, on: connection)
+        return try await record(reported, for: order, existing: existing, verification: verification, source: source,
+                                webhookEventID: webhookEventID, on: connection)
+    }
+
+    /// Locks the payment `provider` knows as `providerPaymentID` for the rest of the transaction and reads it.
+    static func lockPayment(provider: ProviderName, providerPaymentID: String, on connection: PostgresConnection) async throws -> PaymentRecord? {
+        try await connection.query("""
+            SELECT \(sql: paymentColumns) FROM payments WHERE provider = \(provider.rawValue) AND provider_payment_id = \(providerPaymentID) FOR UPDATE
             """).first.map(payment)
-        let payment: PaymentRecord
-        var movedTo: String?
+    }
+
+    /// ``record(_:for:verification:source:webhookEventID:on:)`` with the payment already locked and
+    /// read by the caller (`existing`: nil when there is none), as a batch of webhooks does.
+    static func record(_ reported: ProviderPayment, for order: OrderRecord, existing: PaymentRecord?, verification: Verification,
+                       source: String, webhookEventID: UUID? = nil,
+                       on connection: PostgresConnection) async throws -> (PaymentRecord, OrderRecord) {
+        let status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
+        // The payment's row (updated, or inserted), its timeline entry and what the order has received
+        // (verified captures in its currency) in one statement: the data-modifying parts all see the
+        // rows as they were before it, so the sum leaves this payment's old row out and adds its new one.
+        let write: PostgresQuery
+        let movedTo: String?
         if let existing {
             let next = StatusTransitions.payment(from: existing.status, to: status)
             movedTo = next
-            let rows = try await connection.query("""
+            write = """
                 UPDATE payments SET status = coalesce(\(next), status), provider_status = \(reported.rawStatus),
                     method = coalesce(\(reported.method), method), verified = true,
                     verification_method = coalesce(verification_method, \(verification.rawValue)), verified_at = coalesce(verified_at, now()),
@@ -141,12 +158,10 @@ struct PaymentStore: Sendable {
                     failure_step = coalesce(\(reported.failure?.step), failure_step),
                     captured_at = CASE WHEN \(next) = 'CAPTURED' THEN now() ELSE captured_at END, updated_at = now()
                 WHERE id = \(existing.id) RETURNING \(sql: paymentColumns)
-                """)
-            guard let row = rows.first else { throw GatewayRequestError.internal("the payment disappeared") }
-            payment = try Self.payment(row)
+                """
         } else {
             movedTo = status
-            let rows = try await connection.query("""
+            write = """
                 INSERT INTO payments (order_id, provider, provider_payment_id, status, provider_status, method, amount_minor, currency,
                                       verified, verification_method, verified_at, error_code, error_description, failure_reason,
                                       failure_source, failure_step, captured_at)
@@ -155,32 +170,45 @@ struct PaymentStore: Sendable {
                         \(reported.failure?.code), \(reported.failure?.description), \(reported.failure?.reason), \(reported.failure?.source),
                         \(reported.failure?.step), CASE WHEN \(status) = 'CAPTURED' THEN now() END)
                 RETURNING \(sql: paymentColumns)
-                """)
-            guard let row = rows.first else { throw GatewayRequestError.internal("the payment was not stored") }
-            payment = try Self.payment(row)
+                """
         }
-        var current = order
-        if let movedTo {
-            let kind = switch movedTo {
+        let kind: String? = movedTo.map { moved in
+            switch moved {
             case "CAPTURED": "PAYMENT_CAPTURED"
             case "AUTHORIZED": "PAYMENT_AUTHORIZED"
             case "FAILED", "CANCELLED": "PAYMENT_FAILED"
             default: "PAYMENT_ATTEMPTED"
             }
-            try await OrderStore.appendEvent(orderID: order.id, kind: kind, status: order.status, previous: nil,
-                                             providerStatus: reported.rawStatus, source: source, paymentID: payment.id,
-                                             webhookEventID: webhookEventID, message: reported.failure?.description, on: connection)
         }
-        // What was received on this order: verified captures in its currency.
-        let paid = try await connection.query("""
-            SELECT coalesce(sum(amount_minor), 0)::bigint FROM payments
-            WHERE order_id = \(order.id) AND verified AND currency = \(order.amount.currency.code)
-              AND status IN ('CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED')
-            """).single(Int64.self) ?? 0
-        if paid != current.amountPaidMinor {
-            _ = try await connection.query("UPDATE orders SET amount_paid_minor = \(paid), updated_at = now() WHERE id = \(order.id)")
-            current.amountPaidMinor = paid
-        }
+        let currency = order.amount.currency.code
+        let rows = try await connection.query("""
+            WITH payment AS (\(write)),
+            timeline AS (
+                INSERT INTO order_events (order_id, kind, status, previous_status, provider_status, source, payment_id, refund_id, webhook_event_id, message)
+                SELECT \(order.id), \(kind), \(order.status.rawValue), NULL, \(reported.rawStatus), \(source), payment.id, NULL, \(webhookEventID),
+                       \(reported.failure?.description)
+                FROM payment WHERE \(kind)::text IS NOT NULL
+            ),
+            paid AS (
+                SELECT (SELECT coalesce(sum(amount_minor), 0) FROM payments
+                        WHERE order_id = \(order.id) AND verified AND currency = \(currency)
+                          AND status IN ('CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED') AND id <> payment.id)
+                       + CASE WHEN payment.order_id = \(order.id) AND payment.verified AND payment.currency = \(currency)
+                                   AND payment.status IN ('CAPTURED', 'PARTIALLY_REFUNDED', 'REFUNDED')
+                              THEN payment.amount_minor ELSE 0 END AS total
+                FROM payment
+            ),
+            received AS (
+                UPDATE orders SET amount_paid_minor = paid.total, updated_at = now() FROM paid
+                WHERE orders.id = \(order.id) AND orders.amount_paid_minor <> paid.total
+            )
+            SELECT payment.*, paid.total::bigint FROM payment, paid
+            """)
+        guard let row = rows.first else { throw GatewayRequestError.internal("the payment was not stored") }
+        let payment = try Self.payment(row)
+        let paid = try row.decode(Int64.self, at: 23)
+        var current = order
+        current.amountPaidMinor = paid
         let proposed: OrderStatusName? = if paid >= order.amount.minorUnits {
             .paid
         } else {
