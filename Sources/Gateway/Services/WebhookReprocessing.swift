@@ -36,7 +36,7 @@ extension WebhookService {
         }
         try await pool.withTransaction { connection in
             _ = try await connection.query("SELECT id FROM webhook_events WHERE id = \(id) FOR UPDATE")
-            let outcome = try await apply(event, eventRowID: id, on: connection)
+            let outcome = try await Self.apply(event, eventRowID: id, on: connection)
             _ = try await connection.query("""
                 UPDATE webhook_events SET outcome = \(outcome), processing_error = NULL, processed_at = now() WHERE id = \(id)
                 """)

@@ -14,6 +14,16 @@ struct WebhookService: Sendable {
     let providers: ProviderRegistry
     /// How many rejected deliveries are kept (the oldest are dropped).
     var rejectionLogLimit: Int64 = 1_000
+    /// Authentic deliveries go through it: several to a transaction under load (``WebhookIntake``).
+    private let intake: WebhookIntake
+
+    /// `maxBatch`: the most deliveries one transaction applies; `writers`: transactions applying
+    /// deliveries at once.
+    init(pool: PostgresPool, providers: ProviderRegistry, maxBatch: Int = 64, writers: Int = 1) {
+        self.pool = pool
+        self.providers = providers
+        intake = WebhookIntake(pool: pool, writer: WebhookBatchWriter(pool: pool), maxBatch: maxBatch, writers: writers)
+    }
 
     /// What the HTTP layer answers.
     enum Outcome: Sendable, Equatable {
@@ -44,60 +54,73 @@ struct WebhookService: Sendable {
         case .success(let parsed):
             event = parsed
         }
-        return try await pool.withTransaction { connection in
-            let inserted = try await connection.query("""
-                INSERT INTO webhook_events (provider, event_id, event_type, payload, body_hash, outcome)
-                VALUES (\(provider.rawValue), \(event.eventID), \(event.type), \(Self.redactedPayload(body)), \(bodyHash), 'PROCESSING')
-                ON CONFLICT DO NOTHING RETURNING id
-                """).single(UUID.self)
-            guard let eventRowID = inserted else {
-                _ = try await connection.query("""
-                    UPDATE webhook_events SET deliveries = deliveries + 1
-                    WHERE provider = \(provider.rawValue) AND (event_id = \(event.eventID) OR body_hash = \(bodyHash))
-                    """)
-                return .duplicate
-            }
-            let outcome = event.provider == .setu
-                ? try await BillPayWebhooks.apply(event, body: body, eventRowID: eventRowID, on: connection)
-                : try await apply(event, eventRowID: eventRowID, on: connection)
-            _ = try await connection.query("UPDATE webhook_events SET outcome = \(outcome), processed_at = now() WHERE id = \(eventRowID)")
-            return .accepted(outcome)
-        }
+        // Stored and applied with whatever else arrives meanwhile, in one transaction (group commit);
+        // answered once that transaction committed.
+        return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body)))
     }
 
-    /// Applies an event to its order; returns the stored outcome (APPLIED, UNMATCHED, IGNORED).
-    func apply(_ event: WebhookEvent, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
-        guard let providerOrderID = event.orderID else { return "IGNORED" }
-        let orderID = try await connection.query("""
-            SELECT id FROM orders WHERE provider = \(event.provider.rawValue) AND provider_order_id = \(providerOrderID)
-            """).single(UUID.self)
-        guard let orderID, var order = try await OrderStore.lock(orderID: orderID, on: connection) else { return "UNMATCHED" }
-        _ = try await connection.query("UPDATE webhook_events SET order_id = \(orderID) WHERE id = \(eventRowID)")
+    /// Applies an event to its order, alone in its transaction (``reprocess(eventID:)``); returns the
+    /// stored outcome (APPLIED, UNMATCHED, IGNORED) and records what it linked the event row to.
+    static func apply(_ event: WebhookEvent, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
+        var locks = WebhookLocks()
+        let applied = try await apply(event, eventRowID: eventRowID, locks: &locks, on: connection)
+        _ = try await connection.query("""
+            UPDATE webhook_events SET order_id = coalesce(\(applied.orderID), order_id), payment_id = coalesce(\(applied.paymentID), payment_id),
+                refund_id = coalesce(\(applied.refundID), refund_id)
+            WHERE id = \(eventRowID)
+            """)
+        return applied.outcome
+    }
+
+    /// Applies an event to its order through `locks` (the rows its batch locked); returns the outcome
+    /// and what the event row is to be linked to (written by the caller, for the whole batch at once).
+    static func apply(_ event: WebhookEvent, eventRowID: UUID, locks: inout WebhookLocks,
+               on connection: PostgresConnection) async throws -> AppliedWebhook {
+        guard let providerOrderID = event.orderID else { return AppliedWebhook(outcome: "IGNORED") }
+        guard var order = try await locks.order(provider: event.provider, id: providerOrderID, on: connection) else {
+            return AppliedWebhook(outcome: "UNMATCHED")
+        }
+        var applied = AppliedWebhook(outcome: "APPLIED", orderID: order.id)
         if event.refundID != nil || event.refundReference != nil {
             // A refund event: the refund moves (and, once it succeeded, its payment's and order's amountRefunded);
             // the payment entity it carries is a snapshot whose amount is the refund's, so it is not recorded as a payment.
             guard let refund = try await RefundStore.find(provider: event.provider, providerRefundID: event.refundID,
                                                           reference: event.refundReference ?? event.refundID, on: connection),
-                  refund.orderID == orderID else { return "UNMATCHED" }
+                  refund.orderID == order.id else {
+                applied.outcome = "UNMATCHED"
+                return applied
+            }
             let update = RefundStore.Update(status: event.refundStatus.flatMap(RefundStore.Update.contractStatus), providerRefundID: event.refundID == event.refundReference ? nil : event.refundID,
                                             providerStatus: event.rawRefundStatus, failureReason: event.rawRefundStatus.map { "\(event.type): \($0)" })
             _ = try await RefundStore.apply(update, refundID: refund.id, source: "WEBHOOK", webhookEventID: eventRowID, on: connection)
-            _ = try await connection.query("UPDATE webhook_events SET refund_id = \(refund.id), payment_id = \(refund.paymentID) WHERE id = \(eventRowID)")
-            return "APPLIED"
+            // The refund changed its payment and order without handing them back.
+            locks.forgetPayments()
+            locks.forgetOrder(order)
+            applied.refundID = refund.id
+            applied.paymentID = refund.paymentID
+            return applied
         }
+        let statusBefore = order.status
         if let paymentID = event.paymentID, let status = event.paymentStatus, let amount = event.amount {
             let reported = ProviderPayment(provider: event.provider, id: paymentID, orderID: providerOrderID, amount: amount,
                                            status: status, rawStatus: event.rawPaymentStatus ?? status.name)
-            let (payment, updated) = try await PaymentStore.record(reported, for: order, verification: .signedWebhook, source: "WEBHOOK",
-                                                                   webhookEventID: eventRowID, on: connection)
-            _ = try await connection.query("UPDATE webhook_events SET payment_id = \(payment.id) WHERE id = \(eventRowID)")
+            let existing = try await locks.payment(provider: event.provider, id: paymentID, on: connection)
+            let (payment, updated) = try await PaymentStore.record(reported, for: order, existing: existing, verification: .signedWebhook,
+                                                                   source: "WEBHOOK", webhookEventID: eventRowID, on: connection)
+            locks.store(payment)
+            applied.paymentID = payment.id
             order = updated
         }
         if let status = event.orderStatus, let proposed = OrderStatusName(rawValue: status.name) {
             order = try await OrderStore.applyStatus(order: order, proposed: proposed, providerStatus: nil, source: "WEBHOOK",
                                                      webhookEventID: eventRowID, on: connection)
         }
-        return "APPLIED"
+        if order.status != statusBefore {
+            // A status change may touch the order's payments (a bill payment's confirmation fills in their method).
+            locks.forgetPayments()
+        }
+        locks.store(order)
+        return applied
     }
 
     private func store(provider: ProviderName, eventID: String, type: String, bodyHash: Data, body: [UInt8], outcome: String, error: String) async throws {

@@ -1,0 +1,131 @@
+import Foundation
+import PaymentsCore
+import Postgres
+import Providers
+
+/// The orders and payments a batch of webhook deliveries touches, locked (`FOR UPDATE`) for the
+/// rest of its transaction and kept as they are now: read for the whole batch in two statements,
+/// then updated in memory by each delivery's effect, so later deliveries of the batch need no read.
+///
+/// Only rows this transaction locked are kept, so nothing else can change them behind it; code
+/// that changes them without returning the new row (refunds, bill confirmations) calls
+/// ``forgetPayments()`` / ``forgetOrder(_:)`` and they are read again when next needed.
+struct WebhookLocks: Sendable {
+    /// A provider's id for one of its objects.
+    struct Key: Hashable, Sendable {
+        var provider: ProviderName
+        var id: String
+    }
+
+    /// Orders by provider order id; nil: looked for and absent.
+    private var orders: [Key: OrderRecord?] = [:]
+    /// Payments by provider payment id; nil: looked for and absent.
+    private var payments: [Key: PaymentRecord?] = [:]
+    /// ``forgetPayments()`` was called since this copy was made (``fork()``).
+    private var forgotPayments = false
+
+    /// Nothing known yet.
+    init() {}
+
+    /// Locks and reads, in two statements, every order and payment `events` name (orders first,
+    /// each set in id order, so concurrent batches lock in one order and cannot deadlock each other).
+    mutating func prefetch(_ events: [WebhookEvent], on connection: PostgresConnection) async throws {
+        var orderKeys: Set<Key> = []
+        var paymentKeys: Set<Key> = []
+        for event in events where event.provider != .setu {
+            if let order = event.orderID { orderKeys.insert(Key(provider: event.provider, id: order)) }
+            if let payment = event.paymentID, event.refundID == nil, event.refundReference == nil {
+                paymentKeys.insert(Key(provider: event.provider, id: payment))
+            }
+        }
+        if !orderKeys.isEmpty {
+            let keys = Array(orderKeys)
+            let rows = try await connection.query("""
+                SELECT \(sql: OrderStore.columns) FROM orders
+                WHERE (provider, provider_order_id) IN (SELECT * FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]))
+                ORDER BY id FOR UPDATE
+                """)
+            for key in keys { orders[key] = .some(nil) }
+            for row in rows {
+                let order = try OrderStore.record(row)
+                if let id = order.providerOrderID { orders[Key(provider: order.provider, id: id)] = order }
+            }
+        }
+        if !paymentKeys.isEmpty {
+            let keys = Array(paymentKeys)
+            let rows = try await connection.query("""
+                SELECT \(sql: PaymentStore.paymentColumns) FROM payments
+                WHERE (provider, provider_payment_id) IN (SELECT * FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]))
+                ORDER BY id FOR UPDATE
+                """)
+            for key in keys { payments[key] = .some(nil) }
+            for row in rows {
+                let payment = try PaymentStore.payment(row)
+                payments[Key(provider: payment.provider, id: payment.providerPaymentID)] = payment
+            }
+        }
+    }
+
+    /// The order `provider` knows as `id`, locked; nil when there is none. One absent at the
+    /// prefetch is looked for again (it may have been created since).
+    mutating func order(provider: ProviderName, id: String, on connection: PostgresConnection) async throws -> OrderRecord? {
+        let key = Key(provider: provider, id: id)
+        if case .some(.some(let order)) = orders[key] { return order }
+        let found = try await connection.query("""
+            SELECT \(sql: OrderStore.columns) FROM orders WHERE provider = \(provider.rawValue) AND provider_order_id = \(id) FOR UPDATE
+            """).first.map(OrderStore.record)
+        orders[key] = .some(found)
+        return found
+    }
+
+    /// The payment `provider` knows as `id`, locked; nil when there is none (yet).
+    mutating func payment(provider: ProviderName, id: String, on connection: PostgresConnection) async throws -> PaymentRecord? {
+        let key = Key(provider: provider, id: id)
+        if let known = payments[key] { return known }
+        let found = try await PaymentStore.lockPayment(provider: provider, providerPaymentID: id, on: connection)
+        payments[key] = .some(found)
+        return found
+    }
+
+    /// `order` as it is now (after this transaction changed it).
+    mutating func store(_ order: OrderRecord) {
+        if let id = order.providerOrderID { orders[Key(provider: order.provider, id: id)] = order }
+    }
+
+    /// `payment` as it is now (after this transaction wrote it).
+    mutating func store(_ payment: PaymentRecord) {
+        payments[Key(provider: payment.provider, id: payment.providerPaymentID)] = payment
+    }
+
+    /// Payments may have changed behind the cache: read them again when next needed (still locked).
+    mutating func forgetPayments() {
+        payments = [:]
+        forgotPayments = true
+    }
+
+    /// A copy for one delivery applied beside others (each touching its own order and payment).
+    func fork() -> WebhookLocks {
+        var copy = self
+        copy.forgotPayments = false
+        return copy
+    }
+
+    /// Takes back from `fork` (a ``fork()`` that applied `event`) what that event changed: its
+    /// order and its payment as they are now, and whether payments must be read again.
+    mutating func absorb(_ fork: WebhookLocks, appliedFor event: WebhookEvent) {
+        if let order = event.orderID {
+            let key = Key(provider: event.provider, id: order)
+            orders[key] = fork.orders[key]
+        }
+        if let payment = event.paymentID {
+            let key = Key(provider: event.provider, id: payment)
+            payments[key] = fork.payments[key]
+        }
+        if fork.forgotPayments { forgetPayments() }
+    }
+
+    /// `order` may have changed behind the cache: read it again when next needed (still locked).
+    mutating func forgetOrder(_ order: OrderRecord) {
+        if let id = order.providerOrderID { orders[Key(provider: order.provider, id: id)] = nil }
+    }
+}

@@ -1,0 +1,193 @@
+import Crypto
+import Foundation
+import PaymentsCore
+import Postgres
+import Providers
+@testable import Gateway
+import JSON
+import Testing
+
+/// Group commit of provider webhooks: several deliveries in one transaction keep every guarantee
+/// of a delivery alone — stored once, applied once, in arrival order, and one bad delivery does
+/// not fail the others. The batches are written directly (``WebhookBatchWriter``) so their
+/// composition is exact, and through the intake (``WebhookIntake``) under concurrency.
+@Suite struct WebhookGroupCommitTests {
+    /// A Razorpay payment event for `order`, as the intake receives it once verified.
+    static func delivery(_ eventID: String, order: String, payment: String, status: PaymentStatus,
+                         type: String = "payment.captured", amount: Int64 = 50_000, salt: String = "") -> WebhookDelivery {
+        let body = Array(#"{"event":"\#(type)","payment":"\#(payment)","order":"\#(order)","salt":"\#(salt)"}"#.utf8)
+        let event = WebhookEvent(provider: .razorpay, eventID: eventID, type: type, orderID: order, paymentID: payment,
+                                 paymentStatus: status, rawPaymentStatus: status.name.lowercased(),
+                                 amount: Amount(minorUnits: amount, currency: .inr))
+        return WebhookDelivery(event: event, body: body, bodyHash: Data(Crypto.hash(.sha256, body)),
+                               payload: WebhookService.redactedPayload(body))
+    }
+
+    /// A Razorpay order at the sandbox; its id and provider order id.
+    static func razorpayOrder(_ h: GatewayHarness, amount: String = "50000") async throws -> (id: String, providerOrderID: String) {
+        let created = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", amount: amount)
+        return (try #require(created["id"]?.stringValue), try #require(created["providerOrderId"]?.stringValue))
+    }
+
+    static func outcomes(_ results: [Result<WebhookService.Outcome, any Error>]) -> [WebhookService.Outcome?] {
+        results.map { try? $0.get() }
+    }
+
+    @Test func aBadDeliveryAmongGoodOnesFailsAloneAndStoresNothing() async throws {
+        try await GatewayHarness.run { h in
+            let first = try await Self.razorpayOrder(h)
+            let second = try await Self.razorpayOrder(h)
+            // A NUL cannot be bound: the batch's statements fail, so each delivery is written again alone.
+            let batch = [
+                Self.delivery("evt_good_1", order: first.providerOrderID, payment: "pay_good_1", status: .captured),
+                Self.delivery("evt_bad", order: second.providerOrderID, payment: "pay_bad\u{0}", status: .captured),
+                Self.delivery("evt_good_2", order: second.providerOrderID, payment: "pay_good_2", status: .captured),
+            ]
+            let results = await WebhookBatchWriter(pool: h.pool).write(batch)
+            #expect(Self.outcomes(results) == [.accepted("APPLIED"), nil, .accepted("APPLIED")])
+            #expect(try await h.count("webhook_events") == 2)
+            #expect(try await h.count("payments") == 2)
+            // The bad one left no row behind: once fixed and redelivered it is applied, not a duplicate.
+            let stored = try await h.pool.query("SELECT count(*) FROM webhook_events WHERE event_id = 'evt_bad'").single(Int64.self)
+            #expect(stored == 0)
+            for order in [first.id, second.id] {
+                #expect(try await OrderLifecycleTests.order(h, order)["status"]?.stringValue == "PAID")
+            }
+        }
+    }
+
+    @Test func duplicatesInOneBatchAreStoredAndAppliedOnce() async throws {
+        try await GatewayHarness.run { h in
+            let order = try await Self.razorpayOrder(h)
+            let original = Self.delivery("evt_dup", order: order.providerOrderID, payment: "pay_dup", status: .captured)
+            // The same delivery twice, the same event id with another body, the same body under another event id.
+            var sameBody = original
+            sameBody.event.eventID = "evt_dup_other_id"
+            let batch = [original, original,
+                         Self.delivery("evt_dup", order: order.providerOrderID, payment: "pay_dup", status: .captured, salt: "x"),
+                         sameBody]
+            let results = await WebhookBatchWriter(pool: h.pool).write(batch)
+            #expect(Self.outcomes(results) == [.accepted("APPLIED"), .duplicate, .duplicate, .duplicate])
+            let rows = try await h.pool.query("SELECT outcome, deliveries FROM webhook_events").decode((String, Int32).self)
+            #expect(rows.count == 1)
+            #expect(rows.first?.0 == "APPLIED")
+            #expect(rows.first?.1 == 4)
+            #expect(try await h.count("payments") == 1)
+            let paid = try await OrderLifecycleTests.order(h, order.id)
+            #expect(paid["status"]?.stringValue == "PAID")
+            #expect(paid["amountPaid"]?["amount"]?.stringValue == "50000")
+            // Applied again later (another batch): a duplicate, nothing changes.
+            let again = await WebhookBatchWriter(pool: h.pool).write([original])
+            #expect(Self.outcomes(again) == [.duplicate])
+            #expect(try await h.count("payments") == 1)
+        }
+    }
+
+    @Test func outOfOrderWithinABatchEndsAsInOrder() async throws {
+        try await GatewayHarness.run { h in
+            let order = try await Self.razorpayOrder(h)
+            let other = try await Self.razorpayOrder(h, amount: "70000")
+            // Captured first, then the older authorized and failed of the same payment: statuses only move
+            // forward, so the later ones change nothing (each sees the first's effect within the batch).
+            let batch = [
+                Self.delivery("evt_o1", order: order.providerOrderID, payment: "pay_o", status: .captured),
+                Self.delivery("evt_x1", order: other.providerOrderID, payment: "pay_x", status: .authorized, type: "payment.authorized", amount: 70_000),
+                Self.delivery("evt_o2", order: order.providerOrderID, payment: "pay_o", status: .authorized, type: "payment.authorized"),
+                Self.delivery("evt_o3", order: order.providerOrderID, payment: "pay_o", status: .failed, type: "payment.failed"),
+                Self.delivery("evt_x2", order: other.providerOrderID, payment: "pay_x", status: .captured, amount: 70_000),
+            ]
+            let results = await WebhookBatchWriter(pool: h.pool).write(batch)
+            #expect(Self.outcomes(results) == Array(repeating: .accepted("APPLIED"), count: 5))
+            let paid = try await OrderLifecycleTests.order(h, order.id)
+            #expect(paid["status"]?.stringValue == "PAID")
+            #expect(paid["amountPaid"]?["amount"]?.stringValue == "50000")
+            #expect(paid["payments"]?.arrayValue?.map { $0["status"]?.stringValue } == ["CAPTURED"])
+            // The timeline has the capture once and the order's move to PAID once.
+            let kinds = paid["timeline"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
+            #expect(kinds.filter { $0 == "PAYMENT_CAPTURED" }.count == 1)
+            #expect(kinds.filter { $0 == "STATUS_CHANGED" }.count == 1)
+            let otherNow = try await OrderLifecycleTests.order(h, other.id)
+            #expect(otherNow["status"]?.stringValue == "PAID")
+            #expect(otherNow["payments"]?.arrayValue?.map { $0["status"]?.stringValue } == ["CAPTURED"])
+            // Every event row is linked to its order and payment.
+            let unlinked = try await h.pool.query("""
+                SELECT count(*) FROM webhook_events WHERE order_id IS NULL OR payment_id IS NULL OR processed_at IS NULL
+                """).single(Int64.self)
+            #expect(unlinked == 0)
+            // One order.paid each in the outbox, enqueued by the batch's transaction.
+            #expect(try await h.count("outbox") == 2)
+        }
+    }
+
+    @Test func concurrentDeliveriesThroughTheIntakeAreEachAppliedOnce() async throws {
+        try await GatewayHarness.run { h in
+            var orders: [String] = []
+            for _ in 0..<4 { orders.append(try await Self.razorpayOrder(h, amount: "100").providerOrderID) }
+            let intake = WebhookIntake(pool: h.pool, writer: WebhookBatchWriter(pool: h.pool), maxBatch: 16, writers: 1)
+            // 60 distinct payments, each delivered twice, all at once.
+            let deliveries = (0..<120).map { n in
+                Self.delivery("evt_c\(n % 60)", order: orders[n % 4], payment: "pay_c\(n % 60)", status: .captured, amount: 100)
+            }
+            let outcomes = try await withThrowingTaskGroup(of: WebhookService.Outcome.self) { group in
+                for delivery in deliveries { group.addTask { try await intake.submit(delivery) } }
+                var all: [WebhookService.Outcome] = []
+                for try await outcome in group { all.append(outcome) }
+                return all
+            }
+            #expect(outcomes.filter { $0 == .accepted("APPLIED") }.count == 60)
+            #expect(outcomes.filter { $0 == .duplicate }.count == 60)
+            #expect(try await h.count("webhook_events") == 60)
+            #expect(try await h.count("payments") == 60)
+            let deliveries2 = try await h.pool.query("SELECT sum(deliveries)::bigint FROM webhook_events").single(Int64.self)
+            #expect(deliveries2 == 120)
+            // Each order received its 15 payments' worth.
+            let paid = try await h.pool.query("SELECT amount_paid_minor FROM orders WHERE provider_order_id = ANY(\(orders))").decode(Int64.self)
+            #expect(paid == [1_500, 1_500, 1_500, 1_500])
+        }
+    }
+}
+
+/// The group-commit bookkeeping, event by event, without I/O.
+@Suite struct WebhookIntakeStateTests {
+    @Test func anIdleIntakeWritesAtOnceAndABusyOneBatchesInArrivalOrder() {
+        var state = WebhookIntakeState<Int>(maxBatch: 3, maxWriters: 1)
+        guard case .write(let first) = state.submitted(1) else { Issue.record("not written at once"); return }
+        #expect(first == [1])
+        for n in 2...6 {
+            guard case .none = state.submitted(n) else { Issue.record("written beside a running batch"); return }
+        }
+        guard case .write(let second) = state.batchFinished() else { Issue.record("nothing taken"); return }
+        #expect(second == [2, 3, 4])
+        guard case .write(let third) = state.batchFinished() else { Issue.record("nothing taken"); return }
+        #expect(third == [5, 6])
+        guard case .none = state.batchFinished() else { Issue.record("an empty batch"); return }
+        #expect(state.writing == 0)
+        // Idle again: the next one is written at once.
+        guard case .write(let fourth) = state.submitted(7) else { Issue.record("not written at once"); return }
+        #expect(fourth == [7])
+    }
+
+    @Test func wavesKeepEachOrderInArrivalOrderAndRefundsAlone() {
+        func event(_ order: String, _ payment: String, refund: String? = nil) -> WebhookEvent {
+            var event = WebhookEvent(provider: .razorpay, eventID: "e", type: "t", orderID: order, paymentID: payment)
+            event.refundID = refund
+            return event
+        }
+        let events = [
+            event("o1", "p1"), event("o2", "p2"), event("o1", "p1"), event("o3", "p3"),
+            event("o2", "p4"), event("o4", "p5", refund: "r1"), event("o5", "p6"), event("o1", "p7"),
+        ]
+        #expect(WebhookBatchWriter.waves(events) == [[0, 1, 3], [2, 4], [5], [6, 7]])
+    }
+
+    @Test func severalWritersEachTakeTheirOwnBatch() {
+        var state = WebhookIntakeState<Int>(maxBatch: 10, maxWriters: 2)
+        guard case .write = state.submitted(1), case .write = state.submitted(2) else { Issue.record("a free writer unused"); return }
+        guard case .none = state.submitted(3) else { Issue.record("a third writer"); return }
+        #expect(state.writing == 2)
+        guard case .write(let next) = state.batchFinished() else { Issue.record("nothing taken"); return }
+        #expect(next == [3])
+        guard case .none = state.batchFinished(), case .none = state.batchFinished() else { Issue.record("an empty batch"); return }
+        #expect(state.writing == 0)
+    }
+}
