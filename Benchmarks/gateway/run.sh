@@ -46,6 +46,7 @@ trap cleanup EXIT
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg), payql $(git rev-parse --short HEAD)"
 "$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level off --reconciler false >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
+PAYQL_PID=$!
 for _ in $(seq 1 300); do [ -s "$WORK/dev-keys" ] && break; sleep 0.2; done
 KEY="$(grep PAYQL_SECRET_KEY "$WORK/dev-keys" | cut -d= -f2)"
 [ -n "$KEY" ] || { cat "$WORK/serve.log"; echo "payql did not start" >&2; exit 1; }
@@ -84,9 +85,15 @@ python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 32 "$CREATES"
 echo "== 3. webhook ingestion: signed Razorpay payment.captured, wrk -t2 -c32 -d${DURATION}s"
 python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$WORK"
 before="$(psql_ "SELECT count(*) FROM webhook_events")"
+# PayQL's CPU (user + system clock ticks, /proc/<pid>/stat) around the run: µs per delivery.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$PAYQL_PID/stat"; }
+ticks_before="$(cpu_ticks)"
 result="$(WRK_EVENTS_FILE="$WORK/events" WRK_THREADS=2 wrk -t2 -c32 -d"${DURATION}s" -s "$HERE/webhooks.lua" http://127.0.0.1:18400 | grep RESULT)"
+ticks="$(( $(cpu_ticks) - ticks_before ))"
 sleep 1
 after="$(psql_ "SELECT count(*) FROM webhook_events")"
 applied="$(psql_ "SELECT count(*) FROM webhook_events WHERE event_id LIKE 'evt_bench%' AND outcome = 'APPLIED'")"
 payments="$(psql_ "SELECT count(*) FROM payments WHERE provider_payment_id LIKE 'pay_bench%'")"
-echo "webhooks $result stored=$((after - before)) applied=$applied payments=$payments (each event applied once: applied == payments == stored)"
+stored=$((after - before))
+echo "webhooks $result stored=$stored applied=$applied payments=$payments (each event applied once: applied == payments == stored)" \
+     "payql_cpu_us_per_delivery=$(( ticks * 1000000 / $(getconf CLK_TCK) / (stored > 0 ? stored : 1) ))"
