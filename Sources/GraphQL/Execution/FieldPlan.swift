@@ -32,7 +32,7 @@ struct UnretainedPlans: @unchecked Sendable {
 
     init(_ fields: [FieldPlan]) {
         let memory = UnsafeMutableBufferPointer<Unmanaged<FieldPlan>>.allocate(capacity: max(fields.count, 1))
-        _ = memory.initialize(from: fields.map { Unmanaged.passUnretained($0) })
+        for position in fields.indices { memory.initializeElement(at: position, to: Unmanaged.passUnretained(fields[position])) }
         plans = UnsafeBufferPointer(rebasing: memory[0..<fields.count])
     }
 
@@ -40,9 +40,10 @@ struct UnretainedPlans: @unchecked Sendable {
     func free() { UnsafeMutableBufferPointer(mutating: plans).deallocate() }
 }
 
-/// One response key of a selection: the field definition, its resolver, its
+/// One response key of a selection: the schema's field, its resolver, its
 /// arguments (coerced once when they use no variables) and how to complete its value.
-/// Hot fields are stored flat so that reading them retains as little as possible.
+/// Hot fields are stored flat so that reading them retains as little as possible;
+/// what is the same for every plan of the field stays in its ``SchemaField``.
 final class FieldPlan: Sendable {
     // What completing a property of a JSON object reads comes first: stored
     // properties are laid out in declaration order, so these share a cache line or two.
@@ -53,6 +54,8 @@ final class FieldPlan: Sendable {
     /// Read by the default resolver from the parent JSON object: no resolver, not `__typename`.
     let readsProperty: Bool
     let isTypename: Bool
+    /// Whether ``encodedNames`` is this plan's own (an aliased key) rather than its ``SchemaField``'s.
+    private let ownsEncodedNames: Bool
     /// The field type's list / non-null wrappers, packed.
     let shape: TypeShape
     /// Where the property was last found in a parent JSON object (objects of one
@@ -82,13 +85,16 @@ final class FieldPlan: Sendable {
     let resolver: FieldResolver?
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     let constantArguments: Result<JSONObject, FieldError>?
-    let parentTypeName: String
     /// The first field node of the key (its arguments are the field's arguments).
     let firstNode: Field
     /// Further field nodes merged into the key; usually none (and then no array is allocated).
     let moreNodes: [Field]
-    let argumentDefinitions: [GraphQLInputValueDefinition]
-    let type: GraphQLTypeReference
+    /// The schema's field: what every plan of it shares.
+    let schemaField: SchemaField
+
+    var parentTypeName: String { schemaField.parentTypeName }
+    var argumentDefinitions: [GraphQLInputValueDefinition] { schemaField.argumentDefinitions }
+    var type: GraphQLTypeReference { schemaField.type }
 
     /// The common leaf completions, without references: a built-in scalar whose
     /// value already has the right JSON form, a custom scalar without
@@ -128,61 +134,54 @@ final class FieldPlan: Sendable {
     }
 
     deinit {
-        encodedNames.free()
+        if ownsEncodedNames { encodedNames.free() }
     }
 
     /// Every field node of the key, in document order.
     var nodes: [Field] { moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes }
 
-    init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], definition: GraphQLFieldDefinition, parentType: String,
-         shape: TypeShape, constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
+    init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], field: SchemaField, shape: TypeShape,
+         constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
         self.index = index
         self.responseKey = responseKey
-        self.encodedNames = EncodedNames(key: responseKey, typename: parentType)
+        if responseKey == field.name {
+            encodedNames = field.encodedNames
+            ownsEncodedNames = false
+        } else {
+            encodedNames = EncodedNames(key: responseKey, typename: field.parentTypeName)
+            ownsEncodedNames = true
+        }
         self.firstNode = firstNode
         self.moreNodes = moreNodes
-        self.argumentDefinitions = definition.arguments
-        self.type = definition.type
-        self.fieldName = definition.name
-        self.parentTypeName = parentType
+        self.schemaField = field
+        self.fieldName = field.name
         self.shape = shape
-        self.resolver = definition.resolver
-        self.isTypename = definition.name == "__typename"
+        self.resolver = field.resolver
+        self.isTypename = field.isTypename
         self.constantArguments = constantArguments
         self.argumentSlot = argumentSlot
         self.completion = completion
-        self.readsProperty = definition.resolver == nil && !isTypename
+        self.readsProperty = field.resolver == nil && !field.isTypename
+        self.leafShortcut = field.leafShortcut
+        self.enumNames = field.enumNames
+        self.writesStringsAsIs = field.writesStringsAsIs
         switch completion {
-        case .builtin, .scalar, .enum: isLeafProperty = readsProperty && !shape.isList(0)
-        case .object, .abstract, .invalid: isLeafProperty = false
-        }
-        if case .object(let selection) = completion {
-            objectSelection = Unmanaged.passUnretained(selection)
-        } else {
+        case .builtin, .scalar, .enum:
+            isLeafProperty = readsProperty && !shape.isList(0)
             objectSelection = nil
-        }
-        if case .abstract(let abstract) = completion {
-            abstractPlan = Unmanaged.passUnretained(abstract)
-        } else {
             abstractPlan = nil
-        }
-        switch completion {
-        case .builtin(let builtin):
-            leafShortcut = .builtin(builtin)
-            enumNames = []
-            writesStringsAsIs = builtin == .string || builtin == .id
-        case .scalar(let scalar):
-            leafShortcut = scalar.passesJSONThrough ? .passThrough : .none
-            enumNames = []
-            writesStringsAsIs = scalar.passesJSONThrough
-        case .enum(let enumType):
-            leafShortcut = .enumName
-            enumNames = enumType.enumNames
-            writesStringsAsIs = false
-        case .object, .abstract, .invalid:
-            leafShortcut = .none
-            enumNames = []
-            writesStringsAsIs = false
+        case .object(let selection):
+            isLeafProperty = false
+            objectSelection = Unmanaged.passUnretained(selection)
+            abstractPlan = nil
+        case .abstract(let abstract):
+            isLeafProperty = false
+            objectSelection = nil
+            abstractPlan = Unmanaged.passUnretained(abstract)
+        case .invalid:
+            isLeafProperty = false
+            objectSelection = nil
+            abstractPlan = nil
         }
     }
 }
@@ -244,24 +243,31 @@ final class LeafType<Type: Sendable>: Sendable {
 final class AbstractPlan: Sendable {
     let name: String
     let resolveType: TypeResolver?
-    let plans: [String: SelectionPlan]
     /// Where `__typename` was last found in a JSON value (see ``FieldPlan/propertyHint``).
     let typenameHint = Atomic<Int>(-1)
 
     /// The possible types' names and selections, in parallel, for small look-ups.
     private let names: [String]
     private let selections: [SelectionPlan]
+    /// The selections by type name, only for abstract types with many possible types.
+    private let byName: [String: SelectionPlan]
 
     /// Whether a ``TypeResolver`` decides (else the value's `__typename`); flat, so asking retains nothing.
     let hasTypeResolver: Bool
 
-    init(name: String, resolveType: TypeResolver?, plans: [String: SelectionPlan]) {
+    init(name: String, resolveType: TypeResolver?, names: [String], selections: [SelectionPlan]) {
         self.name = name
         self.resolveType = resolveType
         self.hasTypeResolver = resolveType != nil
-        self.plans = plans
-        self.names = Array(plans.keys)
-        self.selections = names.compactMap { plans[$0] }
+        self.names = names
+        self.selections = selections
+        if names.count > 16 {
+            var byName: [String: SelectionPlan] = [:]
+            for (name, selection) in zip(names, selections) where byName[name] == nil { byName[name] = selection }
+            self.byName = byName
+        } else {
+            self.byName = [:]
+        }
     }
 
     /// ``selection(for:)`` without retaining the shared selection (the plan keeps it
@@ -282,7 +288,7 @@ final class AbstractPlan: Sendable {
     /// The selection for the object type `typeName`: a length-first scan when the
     /// abstract type has few possible types (cheaper than hashing the name), else the dictionary.
     func selection(for typeName: String) -> SelectionPlan? {
-        guard names.count <= 16 else { return plans[typeName] }
+        guard names.count <= 16 else { return byName[typeName] }
         let length = typeName.utf8.count
         for position in names.indices where names[position].utf8.count == length && names[position] == typeName {
             return selections[position]
@@ -323,12 +329,17 @@ struct CollectedFields {
     var more: [Int: [Field]] = [:]
     var index: [String: Int] = [:]
 
-    mutating func add(_ field: Field) {
+    init() {
+        keys.reserveCapacity(16)
+        firsts.reserveCapacity(16)
+    }
+
+    mutating func add(_ field: borrowing Field) {
         let key = field.responseKey
         if keys.count < 24 {
             let length = key.utf8.count
             for position in keys.indices where keys[position].utf8.count == length && keys[position] == key {
-                more[position, default: []].append(field)
+                more[position, default: []].append(copy field)
                 return
             }
         } else {
@@ -336,124 +347,153 @@ struct CollectedFields {
                 for (position, existing) in keys.enumerated() { index[existing] = position }
             }
             if let position = index[key] {
-                more[position, default: []].append(field)
+                more[position, default: []].append(copy field)
                 return
             }
             index[key] = keys.count
         }
         keys.append(key)
-        firsts.append(field)
+        firsts.append(copy field)
     }
-
 }
 
 /// Builds ``OperationPlan``s: collects fields per object type, eagerly for every
-/// possible runtime type of abstract fields.
+/// possible runtime type of abstract fields. Fields are found in the schema's
+/// ``PlanningCatalog``: one look-up per selected field, no schema structs copied.
 struct Planner {
     let schema: GraphQLSchema
+    let catalog: PlanningCatalog
     let fragments: [String: FragmentDefinition]
     /// Values of the variables `@skip`/`@include` read (others are not consulted).
     let variables: JSONObject
-    var count = 0
     var argumentSlots = 0
+    /// Every field plan made so far; a plan's index is its position here.
     var all: [FieldPlan] = []
-    /// Plans of selections made only of fragment spreads, by type and fragment names.
-    var fragmentPlans: [String: SelectionPlan] = [:]
+    /// Plans of selections made only of fragment spreads, by type and fragment
+    /// names (few per document: a scan that allocates nothing to ask).
+    var fragmentPlans: [FragmentOnlyPlan] = []
     static let maxDepth = 256
     static let noArguments: Result<JSONObject, FieldError> = .success(JSONObject())
 
+    struct FragmentOnlyPlan {
+        let typeName: String
+        let spreads: [String]
+        let plan: SelectionPlan
+    }
+
     init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject) {
         self.schema = schema
+        self.catalog = schema.planning
         self.fragments = fragments
         self.variables = variables
     }
 
     mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
-        let root = try selection(for: rootType, selectionSets: [operation.selectionSet], depth: 0)
-        all.sort { $0.index < $1.index }
+        guard let rootObject = catalog.object(named: rootType.name) else {
+            throw PlanningError(message: "The root type \(rootType.name) is not an object type of the schema.")
+        }
+        let root = try selection(for: rootObject, selectionSets: [operation.selectionSet], depth: 0)
         return OperationPlan(root: root, rootType: rootType, fields: all, argumentSlots: argumentSlots)
     }
 
-    mutating func selection(for objectType: GraphQLObjectType, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
+    mutating func selection(for object: PlanningObject, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
         guard depth < Planner.maxDepth else {
             throw PlanningError(message: "Selections nest more than \(Planner.maxDepth) levels deep (is there a fragment cycle?).")
         }
         // `{ ...Money }` in many places plans once per object type: a selection made
         // only of plain fragment spreads depends on nothing else.
-        let memoKey = Planner.fragmentOnlyKey(objectType.name, selectionSets)
-        if let memoKey, let shared = fragmentPlans[memoKey] { return shared }
-        let plan = try collectAndPlan(objectType, selectionSets, depth)
-        if let memoKey { fragmentPlans[memoKey] = plan }
+        guard Planner.isFragmentOnly(selectionSets) else { return try collectAndPlan(object, selectionSets, depth) }
+        for memo in fragmentPlans where memo.typeName == object.name && Planner.spreads(selectionSets, equal: memo.spreads) {
+            return memo.plan
+        }
+        let plan = try collectAndPlan(object, selectionSets, depth)
+        var spreads: [String] = []
+        for selectionSet in selectionSets {
+            for case .fragmentSpread(let spread) in selectionSet.selections { spreads.append(spread.name.value) }
+        }
+        fragmentPlans.append(FragmentOnlyPlan(typeName: object.name, spreads: spreads, plan: plan))
         return plan
     }
 
-    /// `type|A,B` when every selection is a fragment spread without directives; else `nil`.
-    static func fragmentOnlyKey(_ typeName: String, _ selectionSets: [SelectionSet]) -> String? {
-        var key = typeName
-        for selectionSet in selectionSets {
-            for selection in selectionSet.selections {
-                guard case .fragmentSpread(let spread) = selection, spread.directives.isEmpty else { return nil }
-                key += "|" + spread.name.value
+    /// Whether every selection is a fragment spread without directives (and there is one at least).
+    static func isFragmentOnly(_ selectionSets: [SelectionSet]) -> Bool {
+        var any = false
+        for setPosition in selectionSets.indices {
+            let plain = selectionSets[setPosition].selections.withUnsafeBufferPointer { selections in
+                for position in selections.indices {
+                    guard case .fragmentSpread(let spread) = selections[position], spread.directives.isEmpty else { return false }
+                }
+                return true
             }
+            guard plain else { return false }
+            any = any || !selectionSets[setPosition].selections.isEmpty
         }
-        return key
+        return any
     }
 
-    private mutating func collectAndPlan(_ objectType: GraphQLObjectType, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> SelectionPlan {
+    /// Whether the spreads of fragment-only `selectionSets` name `names`, in order.
+    static func spreads(_ selectionSets: [SelectionSet], equal names: [String]) -> Bool {
+        var count = 0
+        for setPosition in selectionSets.indices {
+            let matches = selectionSets[setPosition].selections.withUnsafeBufferPointer { selections in
+                for position in selections.indices {
+                    guard count < names.count, case .fragmentSpread(let spread) = selections[position],
+                          spread.name.value == names[count] else { return false }
+                    count += 1
+                }
+                return true
+            }
+            guard matches else { return false }
+        }
+        return count == names.count
+    }
+
+    private mutating func collectAndPlan(_ object: PlanningObject, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> SelectionPlan {
         var collected = CollectedFields()
         var visited: [String] = []
         for selectionSet in selectionSets {
-            collectFields(objectType.name, selectionSet, into: &collected, visited: &visited)
+            collectFields(object.name, selectionSet, into: &collected, visited: &visited)
         }
         var plans: [FieldPlan] = []
         plans.reserveCapacity(collected.keys.count)
-        for (position, key) in collected.keys.enumerated() {
+        for position in collected.keys.indices {
             let first = collected.firsts[position]
-            let fieldName = first.name.value
-            let found: GraphQLFieldDefinition?
-            if fieldName.utf8.first == UInt8(ascii: "_") {
-                found = schema.fieldDefinition(on: objectType.name, named: fieldName)
-            } else {
-                found = objectType.field(named: fieldName)
-            }
-            guard let definition = found else { continue }
-            let index = count
-            count += 1
-            let moreNodes = collected.more[position] ?? []
-            var subSelections: [SelectionSet] = []
-            if let set = first.selectionSet { subSelections.append(set) }
-            for node in moreNodes { if let set = node.selectionSet { subSelections.append(set) } }
+            guard let field = object.field(named: first.name.value) else { continue }
+            let moreNodes = collected.more.isEmpty ? [] : collected.more[position] ?? []
             let completion: FieldPlan.Completion
-            let namedType = definition.type.namedType
-            if let leaf = schema.leafCompletions[namedType] {
+            switch field.target {
+            case .leaf(let leaf):
                 completion = leaf
-            } else {
-                switch schema.type(named: namedType) {
-                case .scalar, .enum:
-                    completion = .invalid
-                    case .object(let object)?:
-                    completion = .object(try selection(for: object, selectionSets: subSelections, depth: depth + 1))
-                case .interface(let interface)?:
-                    completion = .abstract(AbstractPlan(name: interface.name, resolveType: interface.resolveType,
-                                                        plans: try possiblePlans(interface.name, subSelections, depth)))
-                case .union(let union)?:
-                    completion = .abstract(AbstractPlan(name: union.name, resolveType: union.resolveType,
-                                                        plans: try possiblePlans(union.name, subSelections, depth)))
-                case .inputObject?, nil:
-                    completion = .invalid
+            case .object(let target):
+                let subSelections = Planner.subSelections(first, moreNodes)
+                completion = .object(try selection(for: catalog.objects[target], selectionSets: subSelections, depth: depth + 1))
+            case .abstract(let target):
+                let subSelections = Planner.subSelections(first, moreNodes)
+                let abstract = catalog.abstracts[target]
+                var names: [String] = []
+                var selections: [SelectionPlan] = []
+                names.reserveCapacity(abstract.possible.count)
+                selections.reserveCapacity(abstract.possible.count)
+                for objectIndex in abstract.possible {
+                    let possible = catalog.objects[objectIndex]
+                    names.append(possible.name)
+                    selections.append(try selection(for: possible, selectionSets: subSelections, depth: depth + 1))
                 }
+                completion = .abstract(AbstractPlan(name: abstract.name, resolveType: abstract.resolveType, names: names, selections: selections))
+            case .invalid:
+                completion = .invalid
             }
-            guard let shape = TypeShape(definition.type) else {
-                throw PlanningError(message: "The type of \(objectType.name).\(definition.name) nests lists too deeply.")
+            guard let shape = field.shape else {
+                throw PlanningError(message: "The type of \(object.name).\(field.name) nests lists too deeply.")
             }
-            let constant = constantArguments(definition, first)
+            let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, first)
             var argumentSlot = -1
             if constant == nil {
                 argumentSlot = argumentSlots
                 argumentSlots += 1
             }
             let fieldPlan = FieldPlan(
-                index: index, responseKey: key, firstNode: first, moreNodes: moreNodes, definition: definition, parentType: objectType.name,
+                index: all.count, responseKey: collected.keys[position], firstNode: first, moreNodes: moreNodes, field: field,
                 shape: shape, constantArguments: constant, argumentSlot: argumentSlot, completion: completion
             )
             plans.append(fieldPlan)
@@ -462,20 +502,20 @@ struct Planner {
         return SelectionPlan(fields: plans)
     }
 
-    mutating func possiblePlans(_ abstractType: String, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> [String: SelectionPlan] {
-        var plans: [String: SelectionPlan] = [:]
-        for object in schema.possibleTypes(of: abstractType) {
-            plans[object.name] = try selection(for: object, selectionSets: selectionSets, depth: depth + 1)
-        }
-        return plans
+    /// The selection sets of the field nodes merged into one key.
+    static func subSelections(_ first: Field, _ moreNodes: [Field]) -> [SelectionSet] {
+        var sets: [SelectionSet] = []
+        if let set = first.selectionSet { sets.append(set) }
+        for node in moreNodes { if let set = node.selectionSet { sets.append(set) } }
+        return sets
     }
 
     /// Arguments that use no variable are coerced once, here.
-    func constantArguments(_ definition: GraphQLFieldDefinition, _ field: Field) -> Result<JSONObject, FieldError>? {
-        if definition.arguments.isEmpty { return Planner.noArguments }
+    func constantArguments(_ definitions: [GraphQLInputValueDefinition], _ field: Field) -> Result<JSONObject, FieldError>? {
+        if definitions.isEmpty { return Planner.noArguments }
         guard !field.arguments.contains(where: { Planner.usesVariables($0.value) }) else { return nil }
         do {
-            return .success(try ArgumentCoercion.coerce(definition.arguments, nodes: field.arguments, schema: schema, variables: [:]))
+            return .success(try ArgumentCoercion.coerce(definitions, nodes: field.arguments, schema: schema, variables: [:]))
         } catch {
             return .failure(error)
         }
@@ -491,21 +531,24 @@ struct Planner {
     }
 
     func collectFields(_ typeName: String, _ selectionSet: SelectionSet, into collected: inout CollectedFields, visited: inout [String]) {
-        for selection in selectionSet.selections {
-            switch selection {
-            case .field(let field):
-                guard shouldInclude(field.directives) else { continue }
-                collected.add(field)
-            case .inlineFragment(let fragment):
-                guard shouldInclude(fragment.directives) else { continue }
-                if let condition = fragment.typeCondition, !fragmentApplies(condition.name.value, to: typeName) { continue }
-                collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
-            case .fragmentSpread(let spread):
-                let name = spread.name.value
-                guard !visited.contains(name), shouldInclude(spread.directives) else { continue }
-                visited.append(name)
-                guard let fragment = fragments[name], fragmentApplies(fragment.typeCondition.name.value, to: typeName) else { continue }
-                collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
+        // Read in place: iterating the array would copy (retain) each selection's parts.
+        selectionSet.selections.withUnsafeBufferPointer { selections in
+            for position in selections.indices {
+                switch selections[position] {
+                case .field(let field):
+                    guard shouldInclude(field.directives) else { continue }
+                    collected.add(field)
+                case .inlineFragment(let fragment):
+                    guard shouldInclude(fragment.directives) else { continue }
+                    if let condition = fragment.typeCondition, !fragmentApplies(condition.name.value, to: typeName) { continue }
+                    collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
+                case .fragmentSpread(let spread):
+                    let name = spread.name.value
+                    guard !visited.contains(name), shouldInclude(spread.directives) else { continue }
+                    visited.append(name)
+                    guard let fragment = fragments[name], fragmentApplies(fragment.typeCondition.name.value, to: typeName) else { continue }
+                    collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
+                }
             }
         }
     }
@@ -557,23 +600,5 @@ struct Planner {
             }
         }
         return names.sorted()
-    }
-}
-
-extension GraphQLSchema {
-    /// Completions of every scalar and enum type, made once per schema.
-    static func makeLeafCompletions(_ types: [GraphQLNamedType]) -> [String: FieldPlan.Completion] {
-        var completions: [String: FieldPlan.Completion] = [:]
-        for type in types {
-            switch type {
-            case .scalar(let scalar):
-                completions[scalar.name] = scalar.builtin.map(FieldPlan.Completion.builtin) ?? .scalar(LeafType(scalar))
-            case .enum(let enumType):
-                completions[enumType.name] = .enum(LeafType(enumType))
-            default:
-                break
-            }
-        }
-        return completions
     }
 }

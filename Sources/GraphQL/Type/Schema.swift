@@ -28,8 +28,8 @@ public final class GraphQLSchema: Sendable {
     let subTypeMap: [String: Set<String>]
     /// Interface name → interfaces that declare they implement it.
     let interfaceImplementations: [String: [String]]
-    /// How the executor completes each scalar and enum type.
-    let leafCompletions: [String: FieldPlan.Completion]
+    /// Each object type's fields as planning needs them (see ``PlanningCatalog``).
+    let planning: PlanningCatalog
 
     /// Builds a schema from named types.
     ///
@@ -119,7 +119,7 @@ public final class GraphQLSchema: Sendable {
         self.possibleTypeMap = possible
         self.subTypeMap = subTypes
         self.interfaceImplementations = interfaceImplementations
-        self.leafCompletions = GraphQLSchema.makeLeafCompletions(ordered)
+        self.planning = PlanningCatalog(types: ordered, queryTypeName: query, possibleTypeMap: possible)
     }
 
     // MARK: Look-up
