@@ -113,11 +113,7 @@ func startExecution<Output: ResponseOutput & ~Copyable>(
     if let key, let cached = plans?.plan(for: key) {
         plan = cached
     } else {
-        var fragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
-            fragments[fragment.name.value] = fragment
-        }
-        var planner = Planner(schema: schema, fragments: fragments, variables: variables)
+        var planner = Planner(schema: schema, document: document, variables: variables)
         do {
             plan = try planner.plan(selected.operation, rootType: rootType)
         } catch {

@@ -324,7 +324,8 @@ struct PlanningError: Error {
 /// once (the common case) costs no array of its own.
 struct CollectedFields {
     var keys: [String] = []
-    var firsts: [Field] = []
+    /// The first field of each key (optional so that planning can move each out without a copy).
+    var firsts: [Field?] = []
     /// Further fields of a key, by key position (merged fields are rare).
     var more: [Int: [Field]] = [:]
     var index: [String: Int] = [:]
@@ -363,7 +364,11 @@ struct CollectedFields {
 struct Planner {
     let schema: GraphQLSchema
     let catalog: PlanningCatalog
-    let fragments: [String: FragmentDefinition]
+    /// The document's fragments (the first of each name), in parallel with their names.
+    let fragmentNames: [String]
+    let fragmentDefinitions: [FragmentDefinition]
+    /// Positions by name, only for documents with many fragments (else a scan).
+    let fragmentIndex: [String: Int]
     /// Values of the variables `@skip`/`@include` read (others are not consulted).
     let variables: JSONObject
     var argumentSlots = 0
@@ -381,11 +386,34 @@ struct Planner {
         let plan: SelectionPlan
     }
 
-    init(schema: GraphQLSchema, fragments: [String: FragmentDefinition], variables: JSONObject) {
+    init(schema: GraphQLSchema, document: Document, variables: JSONObject) {
         self.schema = schema
         self.catalog = schema.planning
-        self.fragments = fragments
         self.variables = variables
+        var names: [String] = []
+        var definitions: [FragmentDefinition] = []
+        var index: [String: Int] = [:]
+        for case .fragment(let fragment) in document.definitions where !names.contains(fragment.name.value) {
+            names.append(fragment.name.value)
+            definitions.append(fragment)
+        }
+        if names.count > 16 {
+            for (position, name) in names.enumerated() { index[name] = position }
+        }
+        fragmentNames = names
+        fragmentDefinitions = definitions
+        fragmentIndex = index
+        all.reserveCapacity(64)
+    }
+
+    /// The position of the fragment called `name`.
+    func fragmentPosition(_ name: String) -> Int? {
+        guard fragmentNames.count <= 16 else { return fragmentIndex[name] }
+        let length = name.utf8.count
+        for position in fragmentNames.indices where fragmentNames[position].utf8.count == length && fragmentNames[position] == name {
+            return position
+        }
+        return nil
     }
 
     mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
@@ -457,8 +485,7 @@ struct Planner {
         var plans: [FieldPlan] = []
         plans.reserveCapacity(collected.keys.count)
         for position in collected.keys.indices {
-            let first = collected.firsts[position]
-            guard let field = object.field(named: first.name.value) else { continue }
+            guard let first = collected.firsts[position].take(), let field = object.field(named: first.name.value) else { continue }
             let moreNodes = collected.more.isEmpty ? [] : collected.more[position] ?? []
             let completion: FieldPlan.Completion
             switch field.target {
@@ -546,8 +573,9 @@ struct Planner {
                     let name = spread.name.value
                     guard !visited.contains(name), shouldInclude(spread.directives) else { continue }
                     visited.append(name)
-                    guard let fragment = fragments[name], fragmentApplies(fragment.typeCondition.name.value, to: typeName) else { continue }
-                    collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
+                    guard let fragment = fragmentPosition(name),
+                          fragmentApplies(fragmentDefinitions[fragment].typeCondition.name.value, to: typeName) else { continue }
+                    collectFields(typeName, fragmentDefinitions[fragment].selectionSet, into: &collected, visited: &visited)
                 }
             }
         }
