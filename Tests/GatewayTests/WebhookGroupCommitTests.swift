@@ -56,6 +56,31 @@ import Testing
         }
     }
 
+    @Test func twoOrdersOfOneCustomerPaidInOneBatchKeepTheCustomersRewardCap() async throws {
+        try await GatewayHarness.run { h in
+            // One reward per customer (the default cap), coupons enough for both orders.
+            let offer = try await RewardTests.upsertOffer(h, coupons: ["CAP-1", "CAP-2", "CAP-3"])
+            #expect(offer.userErrorCodes("upsertRewardOffer") == [], "\(offer.json)")
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            var orders: [String] = []
+            for _ in 0..<2 {
+                let created = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)
+                orders.append(try #require(created["providerOrderId"]?.stringValue))
+            }
+            // Both in one batch: they are applied side by side in one transaction.
+            let batch = orders.enumerated().map { index, order in
+                Self.delivery("evt_cap_\(index)", order: order, payment: "pay_cap_\(index)", status: .captured)
+            }
+            #expect(WebhookBatchWriter.waves(batch.map(\.event)) == [[0, 1]])
+            let results = await WebhookBatchWriter(pool: h.pool).write(batch)
+            #expect(Self.outcomes(results) == [.accepted("APPLIED"), .accepted("APPLIED")])
+            let rewards = try await h.pool.query("SELECT count(*) FROM rewards WHERE status = 'ALLOTTED'").single(Int64.self)
+            #expect(rewards == 1)
+            let taken = try await h.pool.query("SELECT count(*) FROM reward_coupons WHERE reward_id IS NOT NULL").single(Int64.self)
+            #expect(taken == 1)
+        }
+    }
+
     @Test func duplicatesInOneBatchAreStoredAndAppliedOnce() async throws {
         try await GatewayHarness.run { h in
             let order = try await Self.razorpayOrder(h)

@@ -301,17 +301,18 @@ struct RewardStore: Sendable {
         // customer paid at once cannot both pass it. Locks are taken in offer order (no deadlock).
         let holder = customerID?.uuidString ?? mobile
         _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(offerID.uuidString) || ':' || \(holder), 7011))")
-        let capped = try await connection.query("""
-            SELECT (SELECT count(*) FROM rewards WHERE offer_id = \(offerID) AND status = 'ALLOTTED'
-                      AND (customer_id = \(customerID) OR mobile = \(mobile))) >= max_per_customer
-            FROM reward_offers WHERE id = \(offerID)
-            """).single(Bool.self) ?? true
-        if capped { return nil }
-        // Exactly once per (offer, order): the constraint decides, not a prior SELECT.
+        // The cap is counted and the reward inserted by one statement: two allotments for one customer
+        // in one transaction (group-committed webhooks apply several orders side by side on one
+        // connection, where the advisory lock above does not separate them) see each other's rows,
+        // as statements run one after another. Exactly once per (offer, order): the constraint decides.
         guard let rewardID = try await connection.query("""
             INSERT INTO rewards (customer_id, mobile, action, amount_minor, currency, status, order_id, offer_id, source)
-            VALUES (\(customerID), \(mobile), \(action), \(order?.amount.minorUnits ?? 0), \(order?.amount.currency.code ?? "INR"),
-                    'ALLOTTED', \(order?.id), \(offerID), \(source))
+            SELECT \(customerID), \(mobile), \(action), \(order?.amount.minorUnits ?? 0), \(order?.amount.currency.code ?? "INR"),
+                   'ALLOTTED', \(order?.id), \(offerID), \(source)
+            FROM reward_offers AS offer
+            WHERE offer.id = \(offerID)
+              AND (SELECT count(*) FROM rewards WHERE offer_id = \(offerID) AND status = 'ALLOTTED'
+                     AND (customer_id = \(customerID) OR mobile = \(mobile))) < offer.max_per_customer
             ON CONFLICT (offer_id, order_id) DO NOTHING RETURNING id
             """).single(UUID.self) else { return nil }
         // One free coupon, skipping rows another allotment holds: never the same coupon twice.
