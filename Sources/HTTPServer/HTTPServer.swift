@@ -54,7 +54,7 @@ public final class HTTPServer: Sendable {
         let daemonConnections = perThread * configuration.threads + configuration.threads
         let core = ServerCore(
             handler: handler, limits: limits, logger: configuration.logger, threadSliceNanoseconds: sliceNanoseconds,
-            perThreadConnections: perThread)
+            perThreadConnections: perThread, taskExecutor: configuration.taskExecutor)
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
         let memory = Self.connectionMemory(maxHeaderBytes: limits.maxHeaderBytes)
         let cls = Unmanaged.passUnretained(core).toOpaque()

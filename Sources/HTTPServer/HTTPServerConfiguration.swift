@@ -19,6 +19,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// (the kernel's minimum); `nil` keeps the kernel's default (0.7 ms × (1 + log2 cores)).
     /// Default 100 µs.
     public var threadTimeSlice: Duration?
+    /// The task executor preference of each handler task (`HTTPHandler.handle`, for requests
+    /// the fast path does not answer); `nil` runs them on Swift's global executor. A handler
+    /// that mostly waits for one I/O executor (PayQL: the PostgreSQL pool's) then starts,
+    /// resumes and finishes there, instead of hopping to a global-executor thread after each
+    /// wait and back (docs/http.md, "Handler tasks"). Default `nil`.
+    public var taskExecutor: (any TaskExecutor)?
 
     /// Limits per request and per connection.
     public struct Limits: Sendable {
@@ -70,7 +76,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// A configuration with the documented defaults, each overridable.
     public init(
         host: String = "127.0.0.1", port: Int = 0, threads: Int? = nil, limits: Limits = .init(),
-        logger: (any RequestLogger)? = nil, turbo: Bool = false, threadTimeSlice: Duration? = .microseconds(100)
+        logger: (any RequestLogger)? = nil, turbo: Bool = false, threadTimeSlice: Duration? = .microseconds(100),
+        taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.host = host
         self.port = port
@@ -79,5 +86,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.logger = logger
         self.turbo = turbo
         self.threadTimeSlice = threadTimeSlice
+        self.taskExecutor = taskExecutor
     }
 }

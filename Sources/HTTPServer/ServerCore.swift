@@ -37,15 +37,18 @@ final class ServerCore: Sendable {
     private let idPrefixBytes: [UInt8]
     /// The scheduling slice server threads ask for; 0 leaves the kernel's default.
     private let threadSliceNanoseconds: UInt64
+    /// Each handler task's executor preference (nil: the global executor).
+    private let taskExecutor: (any TaskExecutor)?
 
     init(
         handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?,
-        threadSliceNanoseconds: UInt64, perThreadConnections: Int
+        threadSliceNanoseconds: UInt64, perThreadConnections: Int, taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.handler = handler
         self.limits = limits
         self.logger = logger
         self.threadSliceNanoseconds = threadSliceNanoseconds
+        self.taskExecutor = taskExecutor
         self.slots = Locked(SlotTable(perThreadLimit: perThreadConnections))
         self.hangUpWatch = cpayql_hangup_watch_create()
         self.idPrefixBytes = Array((String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16) + "-").utf8)
@@ -304,7 +307,7 @@ final class ServerCore: Sendable {
         context.phase = .waiting
         let outcome = context.startTask()
         tasksStarted.add(1, ordering: .relaxed)
-        let task = Task.immediate { [self, request] in
+        let task = Task.immediate(executorPreference: taskExecutor) { [self, request] in
             let response = await handler.handle(request)
             finish(context, with: response)
         }

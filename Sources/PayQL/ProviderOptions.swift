@@ -9,7 +9,7 @@ import Sandbox
 enum ProviderOptions {
     static let usage = """
                            [--sandbox true|false] [--sandbox-port 0] [--dev-keys true|false] [--dev-keys-dir .payql]
-                           [--io-executor true|false]  (resolvers on the PostgreSQL pool's I/O threads; default true)
+                           [--io-executor true|false]  (resolvers and handler tasks on the PostgreSQL pool's I/O threads; default true)
                            [--provider-circuit-cooldown-ms 30000]  (a DOWN provider gets no routed creates this long, then one trial)
                            [--razorpay-key-id ID] [--razorpay-base-url URL]     secrets: PAYQL_RAZORPAY_KEY_SECRET, PAYQL_RAZORPAY_WEBHOOK_SECRET
                            [--cashfree-client-id ID] [--cashfree-base-url URL]  secrets: PAYQL_CASHFREE_CLIENT_SECRET

@@ -131,13 +131,18 @@ enum ServeCommand {
             }
             try events.start()
             live = events
+            let ioExecutor = try options.bool("io-executor", default: true)
             let handler = GraphQLHTTPHandler(schema: gateway.schema, configuration: graphQL, metrics: metrics, readiness: readiness,
                                              context: gateway.contextProvider, authorizer: gateway.authorizer,
                                              extensions: gateway.responseExtensions,
-                                             executionScope: try options.bool("io-executor", default: true) ? gateway.executionScope : nil,
+                                             executionScope: ioExecutor ? gateway.executionScope : nil,
                                              subscriptions: events)
             for path in settings.persistedDocuments { handler.persistedQueries.register(try readFile(path)) }
-            let listening = try HTTPServer(configuration: settings.http, handler: gateway.httpHandler(graphQL: handler))
+            var http = settings.http
+            // Handler tasks prefer the pool's I/O executor too: what follows the execution (the
+            // response, its extensions) then runs where the last statement's result was read.
+            if ioExecutor { http.taskExecutor = database.pool.taskExecutor }
+            let listening = try HTTPServer(configuration: http, handler: gateway.httpHandler(graphQL: handler))
             server = listening
             let url = "http://\(settings.http.host):\(listening.port)"
             logEvent(settings, "listening", [

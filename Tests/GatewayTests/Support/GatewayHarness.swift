@@ -83,7 +83,9 @@ final class GatewayHarness: Sendable {
         _ = try await Migrator(migrations: try Gateway.migrations()).migrate(using: pool)
         // The server starts first (its port is where the sandbox posts webhooks); its handler is set once the gateway exists.
         let handler = SwitchableHandler()
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2), handler: handler)
+        // Handler tasks on the pool's I/O executor, as `payql serve` runs them.
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, taskExecutor: pool.taskExecutor),
+                                    handler: handler)
         let base = "http://127.0.0.1:\(server.port)"
         var sandboxConfiguration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(base + "/webhooks")], faults: sandboxFaults)
         sandboxConfiguration.webhookTimeout = .seconds(10)
