@@ -38,15 +38,43 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Decodes `text`; nil for anything that is not an ID PayQL made (bounded: at most 100 characters).
+    /// Read byte by byte, without Foundation's UUID parser (an `sscanf` per id).
     public init?(_ text: String) {
-        guard text.utf8.count <= 100 else { return nil }
-        guard let bytes = Base64URL.decode(text) else { return nil }
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        guard let colon = decoded.firstIndex(of: ":"),
-              let type = NodeType(rawValue: String(decoded[..<colon])),
-              let uuid = UUID(uuidString: String(decoded[decoded.index(after: colon)...])) else { return nil }
+        guard text.utf8.count <= 100, let bytes = Base64URL.decode(text),
+              let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let type = NodeType(rawValue: String(decoding: bytes[..<colon], as: UTF8.self)),
+              let uuid = Self.uuid(bytes[(colon + 1)...]) else { return nil }
         self.type = type
         self.uuid = uuid
+    }
+
+    /// The UUID written 8-4-4-4-12 in hex digits of either case; nil for anything else.
+    static func uuid(_ text: ArraySlice<UInt8>) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var index = text.startIndex
+            for position in 0..<16 {
+                if position == 4 || position == 6 || position == 8 || position == 10 {
+                    guard text[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                }
+                guard let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else { return false }
+                out[position] = high << 4 | low
+                index += 2
+            }
+            return true
+        }
+        return parsed ? UUID(uuid: bytes) : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Decodes `text` and checks it names a `type`; nil otherwise.

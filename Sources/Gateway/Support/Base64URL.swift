@@ -28,10 +28,53 @@ enum Base64URL {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// The bytes of base64url text (padding optional); nil for anything else.
+    /// The bytes of base64url text (padding optional; the standard alphabet's `+` and `/` are read
+    /// too); nil for anything else. Byte by byte: every global id argument comes through here.
     static func decode(_ text: String) -> [UInt8]? {
-        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        return Encoding.bytes(base64: standard)
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 3 / 4)
+        var bits: UInt32 = 0
+        var pending = 0
+        var sawPadding = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "=") {
+                sawPadding = true
+                continue
+            }
+            let value = values[Int(byte)]
+            guard !sawPadding, value != invalid else { return nil }
+            bits = bits << 6 | UInt32(value)
+            pending += 1
+            if pending == 4 {
+                output.append(UInt8(truncatingIfNeeded: bits >> 16))
+                output.append(UInt8(truncatingIfNeeded: bits >> 8))
+                output.append(UInt8(truncatingIfNeeded: bits))
+                bits = 0
+                pending = 0
+            }
+        }
+        switch pending {
+        case 1:
+            return nil
+        case 2:
+            output.append(UInt8(truncatingIfNeeded: bits >> 4))
+        case 3:
+            output.append(UInt8(truncatingIfNeeded: bits >> 10))
+            output.append(UInt8(truncatingIfNeeded: bits >> 2))
+        default:
+            break
+        }
+        return output
     }
+
+    private static let invalid: UInt8 = 0xFF
+
+    /// Each byte's 6-bit value (`invalid` outside both alphabets).
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        table[Int(UInt8(ascii: "+"))] = 62
+        table[Int(UInt8(ascii: "/"))] = 63
+        return table
+    }()
 }
