@@ -34,10 +34,17 @@ enum ObjectResolvers {
         // Order
         set.sync("Order", "customer") { input in
             guard let order = input.source as? OrderView, let customerID = order.record.customerID else { return nil }
+            if let customer = order.customer, customer.id == customerID {
+                // Read with the order: the same visibility rule as the loader's.
+                let principal = (input.context as? GatewayRequestContext)?.principal
+                return principal?.maySee(customerID: customerID) == true ? CustomerView(record: customer) : nil
+            }
             return customerLoader(input, services).load(customerID)
         }
         set.sync("Order", "payments") { input in
             guard let order = input.source as? OrderView else { return [] as [any Sendable] }
+            // Read with the order (`order(id)`).
+            if let payments = order.payments { return payments.map(PaymentView.init) as [any Sendable] }
             return loader(input, "orderPayments") {
                 BatchLoader<UUID, [any Sendable]> { ids in
                     let found = try await services.paymentStore.payments(orderIDs: ids)

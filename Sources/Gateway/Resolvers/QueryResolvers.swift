@@ -32,7 +32,15 @@ enum QueryResolvers {
         }
         set.async("Query", "order") { input in
             guard let id = input[argument: "id"]?.stringValue.flatMap({ GlobalID($0, of: .order) }) else { return nil }
-            return try await visibleOrder(id.uuid, input: input, services: services).map(OrderView.init)
+            let related = OrderStore.Related(customer: input.selects("customer"), payments: input.selects("payments"))
+            guard related != OrderStore.Related() else {
+                return try await visibleOrder(id.uuid, input: input, services: services).map(OrderView.init(record:))
+            }
+            // The customer or the payments are selected: read them with the order (one statement, one snapshot).
+            let principal = try input.gateway.principal
+            guard let read = try await services.orderStore.find(id: id.uuid, with: related),
+                  principal.maySee(customerID: read.order.customerID) else { return nil }
+            return OrderView(read)
         }
         set.async("Query", "orders") { input in
             let page = try PageRequest(first: input[argument: "first"]?.intValue, after: input[argument: "after"]?.stringValue,

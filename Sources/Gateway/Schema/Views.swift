@@ -109,7 +109,25 @@ struct ProviderCustomerIDView: GraphQLFieldReadable {
 /// `Order`.
 struct OrderView: GraphQLFieldReadable, GraphQLTypeNamed {
     var record: OrderRecord
+    /// The order's customer when it was read with the order (`order(id)` selecting `customer`:
+    /// one statement instead of two); nil when it was not read (then `Order.customer` loads it).
+    var customer: CustomerRecord?
+    /// Its payments when they were read with the order (`order(id)` selecting `payments`); nil:
+    /// not read (then `Order.payments` loads them).
+    var payments: [PaymentRecord]?
     var graphQLTypeName: String { "Order" }
+
+    /// The view of `record`; what is selected of its customer and payments is loaded.
+    init(record: OrderRecord) {
+        self.record = record
+    }
+
+    /// The view of a single-order read: the customer and payments read with it.
+    init(_ read: OrderStore.Read) {
+        record = read.order
+        customer = read.customer
+        payments = read.payments
+    }
 
     func graphQLField(_ name: String) -> (any Sendable)? {
         let currency = record.amount.currency

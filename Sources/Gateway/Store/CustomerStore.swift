@@ -8,6 +8,21 @@ struct CustomerStore: Sendable {
 
     private typealias Row = (UUID, String?, String?, String?, String?, PostgresJSONB, PostgresTimestamp, PostgresTimestamp)
 
+    /// The columns a customer read selects from `customers c`, in ``record(_:from:)``'s order.
+    static let qualifiedColumns: StaticString = "c.id, c.name, c.email, c.contact, c.gstin, c.notes, c.created_at, c.updated_at"
+    /// How many columns ``qualifiedColumns`` lists.
+    static let columnCount = 8
+
+    /// The customer in `row`'s columns from `first` on (``qualifiedColumns``); nil when they are null (an outer join found none).
+    static func record(_ row: PostgresRow, from first: Int) throws -> CustomerRecord? {
+        guard let id = try row.decode(UUID?.self, at: first) else { return nil }
+        return CustomerRecord(
+            id: id, name: try row.decode(String?.self, at: first + 1), email: try row.decode(String?.self, at: first + 2),
+            phone: try row.decode(String?.self, at: first + 3), gstin: try row.decode(String?.self, at: first + 4),
+            notes: Notes(jsonb: try row.decode(PostgresJSONB.self, at: first + 5)),
+            createdAt: try row.decode(PostgresTimestamp.self, at: first + 6), updatedAt: try row.decode(PostgresTimestamp.self, at: first + 7))
+    }
+
     private static func record(_ row: Row) -> CustomerRecord {
         let (id, name, email, phone, gstin, notes, created, updated) = row
         return CustomerRecord(id: id, name: name, email: email, phone: phone, gstin: gstin, notes: Notes(jsonb: notes),
@@ -36,7 +51,7 @@ struct CustomerStore: Sendable {
     func find(ids: [UUID]) async throws -> [UUID: CustomerRecord] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await pool.query("""
-            SELECT id, name, email, contact, gstin, notes, created_at, updated_at FROM customers WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])
+            SELECT id, name, email, contact, gstin, notes, created_at, updated_at FROM customers WHERE \(SQLPattern.matches("id", anyOf: ids))
             """).decode((UUID, String?, String?, String?, String?, PostgresJSONB, PostgresTimestamp, PostgresTimestamp).self)
         var found: [UUID: CustomerRecord] = [:]
         for row in rows { let record = Self.record(row); found[record.id] = record }
@@ -109,6 +124,12 @@ struct CustomerFilter: Sendable {
 
 /// SQL helpers for composed queries.
 enum SQLPattern {
+    /// `column = $1` for one id (the usual batch: one parent), `column = ANY($1::uuid[])` for more.
+    static func matches(_ column: StaticString, anyOf ids: [UUID]) -> PostgresQuery {
+        if ids.count == 1 { return "\(sql: column) = \(ids[0])" }
+        return "\(sql: column) = ANY(\(ids.map { $0.uuidString })::uuid[])"
+    }
+
     /// `WHERE a AND b …`, or nothing.
     static func whereClause(_ conditions: [PostgresQuery]) -> PostgresQuery {
         guard var combined = conditions.first else { return "" }

@@ -118,7 +118,7 @@ struct OrderStore: Sendable {
     /// Orders by id.
     func find(ids: [UUID]) async throws -> [UUID: OrderRecord] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await pool.query("SELECT \(sql: Self.columns) FROM orders WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])")
+        let rows = try await pool.query("SELECT \(sql: Self.columns) FROM orders WHERE \(SQLPattern.matches("id", anyOf: ids))")
         var found: [UUID: OrderRecord] = [:]
         for row in rows { let record = try Self.record(row); found[record.id] = record }
         return found
@@ -126,6 +126,55 @@ struct OrderStore: Sendable {
 
     /// One order.
     func find(id: UUID) async throws -> OrderRecord? { try await find(ids: [id])[id] }
+
+    /// The related rows a single-order read takes along (`order(id)`: the fields it selects).
+    struct Related: Sendable, Equatable {
+        var customer = false
+        var payments = false
+    }
+
+    /// One order as a single-order read needs it.
+    struct Read: Sendable {
+        var order: OrderRecord
+        /// The order's customer (nil when it has none, or when not asked for).
+        var customer: CustomerRecord?
+        /// Its payments, oldest first; nil when not asked for.
+        var payments: [PaymentRecord]?
+    }
+
+    /// One order with the `related` rows, in one statement (one round trip and one snapshot
+    /// where the loaders would take one statement each): the customer joined, the payments
+    /// joined laterally (a row each, the order's columns repeated; one row when there are none).
+    func find(id: UUID, with related: Related) async throws -> Read? {
+        let customerColumns: PostgresQuery = related.customer ? ", \(sql: CustomerStore.qualifiedColumns)" : ""
+        let customerJoin: PostgresQuery = related.customer ? "LEFT JOIN customers c ON c.id = o.customer_id" : ""
+        let paymentColumns: PostgresQuery = related.payments ? ", p.*" : ""
+        let paymentJoin: PostgresQuery = related.payments
+            ? "LEFT JOIN LATERAL (SELECT \(sql: PaymentStore.paymentColumns) FROM payments WHERE order_id = o.id) p ON true ORDER BY p.created_at, p.id"
+            : ""
+        let rows = try await pool.query("""
+            SELECT o.*\(customerColumns)\(paymentColumns) FROM (SELECT \(sql: Self.columns) FROM orders WHERE id = \(id)) o \(customerJoin) \(paymentJoin)
+            """)
+        guard let first = rows.first else { return nil }
+        var read = Read(order: try Self.record(first))
+        var column = Self.columnCount
+        if related.customer {
+            read.customer = try CustomerStore.record(first, from: column)
+            column += CustomerStore.columnCount
+        }
+        if related.payments {
+            var payments: [PaymentRecord] = []
+            for row in rows {
+                guard try row.decode(UUID?.self, at: column) != nil else { continue }
+                payments.append(try PaymentStore.payment(row, from: column))
+            }
+            read.payments = payments
+        }
+        return read
+    }
+
+    /// How many columns ``columns`` lists.
+    static let columnCount = columns.description.utf8.count { $0 == UInt8(ascii: ",") } + 1
 
     /// The order a provider knows as `providerOrderID`.
     func find(provider: ProviderName, providerOrderID: String) async throws -> OrderRecord? {

@@ -13,23 +13,28 @@ struct PaymentStore: Sendable {
         bank_reference, client_reported_reward_status, captured_at, created_at, updated_at
         """
 
-    static func payment(_ row: PostgresRow) throws -> PaymentRecord {
-        guard let provider = ProviderName(rawValue: try row.decode(String.self, at: 2)),
-              let currency = Currency.known(try row.decode(String.self, at: 8)) else {
+    static func payment(_ row: PostgresRow) throws -> PaymentRecord { try payment(row, from: 0) }
+
+    /// The payment in `row`'s columns from `first` on (``paymentColumns``' order; a join puts them after others).
+    static func payment(_ row: PostgresRow, from first: Int) throws -> PaymentRecord {
+        guard let provider = ProviderName(rawValue: try row.decode(String.self, at: first + 2)),
+              let currency = Currency.known(try row.decode(String.self, at: first + 8)) else {
             throw GatewayRequestError.internal("a payment row holds an unknown provider or currency")
         }
         return PaymentRecord(
-            id: try row.decode(UUID.self, at: 0), orderID: try row.decode(UUID.self, at: 1), provider: provider,
-            providerPaymentID: try row.decode(String.self, at: 3), status: try row.decode(String.self, at: 4),
-            providerStatus: try row.decode(String?.self, at: 5), method: try row.decode(String?.self, at: 6),
-            amount: Amount(minorUnits: try row.decode(Int64.self, at: 7), currency: currency),
-            amountRefundedMinor: try row.decode(Int64.self, at: 9), verified: try row.decode(Bool.self, at: 10),
-            verificationMethod: try row.decode(String?.self, at: 11), verifiedAt: try row.decode(PostgresTimestamp?.self, at: 12),
-            errorCode: try row.decode(String?.self, at: 13), errorDescription: try row.decode(String?.self, at: 14),
-            failureReason: try row.decode(String?.self, at: 15), failureSource: try row.decode(String?.self, at: 16),
-            failureStep: try row.decode(String?.self, at: 17), bankReference: try row.decode(String?.self, at: 18),
-            clientReportedRewardStatus: try row.decode(Bool?.self, at: 19), capturedAt: try row.decode(PostgresTimestamp?.self, at: 20),
-            createdAt: try row.decode(PostgresTimestamp.self, at: 21), updatedAt: try row.decode(PostgresTimestamp.self, at: 22))
+            id: try row.decode(UUID.self, at: first), orderID: try row.decode(UUID.self, at: first + 1), provider: provider,
+            providerPaymentID: try row.decode(String.self, at: first + 3), status: try row.decode(String.self, at: first + 4),
+            providerStatus: try row.decode(String?.self, at: first + 5), method: try row.decode(String?.self, at: first + 6),
+            amount: Amount(minorUnits: try row.decode(Int64.self, at: first + 7), currency: currency),
+            amountRefundedMinor: try row.decode(Int64.self, at: first + 9), verified: try row.decode(Bool.self, at: first + 10),
+            verificationMethod: try row.decode(String?.self, at: first + 11),
+            verifiedAt: try row.decode(PostgresTimestamp?.self, at: first + 12),
+            errorCode: try row.decode(String?.self, at: first + 13), errorDescription: try row.decode(String?.self, at: first + 14),
+            failureReason: try row.decode(String?.self, at: first + 15), failureSource: try row.decode(String?.self, at: first + 16),
+            failureStep: try row.decode(String?.self, at: first + 17), bankReference: try row.decode(String?.self, at: first + 18),
+            clientReportedRewardStatus: try row.decode(Bool?.self, at: first + 19),
+            capturedAt: try row.decode(PostgresTimestamp?.self, at: first + 20),
+            createdAt: try row.decode(PostgresTimestamp.self, at: first + 21), updatedAt: try row.decode(PostgresTimestamp.self, at: first + 22))
     }
 
     static let refundColumns: StaticString = """
@@ -59,7 +64,7 @@ struct PaymentStore: Sendable {
     func payments(orderIDs: [UUID]) async throws -> [UUID: [PaymentRecord]] {
         guard !orderIDs.isEmpty else { return [:] }
         let rows = try await pool.query("""
-            SELECT \(sql: Self.paymentColumns) FROM payments WHERE order_id = ANY(\(orderIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            SELECT \(sql: Self.paymentColumns) FROM payments WHERE \(SQLPattern.matches("order_id", anyOf: orderIDs)) ORDER BY created_at, id
             """)
         var found: [UUID: [PaymentRecord]] = [:]
         for row in rows { let payment = try Self.payment(row); found[payment.orderID, default: []].append(payment) }
@@ -69,7 +74,7 @@ struct PaymentStore: Sendable {
     /// Payments by id.
     func payments(ids: [UUID]) async throws -> [UUID: PaymentRecord] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await pool.query("SELECT \(sql: Self.paymentColumns) FROM payments WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])")
+        let rows = try await pool.query("SELECT \(sql: Self.paymentColumns) FROM payments WHERE \(SQLPattern.matches("id", anyOf: ids))")
         var found: [UUID: PaymentRecord] = [:]
         for row in rows { let payment = try Self.payment(row); found[payment.id] = payment }
         return found
@@ -78,7 +83,7 @@ struct PaymentStore: Sendable {
     /// Refunds by id.
     func refunds(ids: [UUID]) async throws -> [UUID: RefundRecord] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await pool.query("SELECT \(sql: Self.refundColumns) FROM refunds WHERE id = ANY(\(ids.map { $0.uuidString })::uuid[])")
+        let rows = try await pool.query("SELECT \(sql: Self.refundColumns) FROM refunds WHERE \(SQLPattern.matches("id", anyOf: ids))")
         var found: [UUID: RefundRecord] = [:]
         for row in rows { let refund = try Self.refund(row); found[refund.id] = refund }
         return found
@@ -88,7 +93,7 @@ struct PaymentStore: Sendable {
     func refunds(paymentIDs: [UUID]) async throws -> [UUID: [RefundRecord]] {
         guard !paymentIDs.isEmpty else { return [:] }
         let rows = try await pool.query("""
-            SELECT \(sql: Self.refundColumns) FROM refunds WHERE payment_id = ANY(\(paymentIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            SELECT \(sql: Self.refundColumns) FROM refunds WHERE \(SQLPattern.matches("payment_id", anyOf: paymentIDs)) ORDER BY created_at, id
             """)
         var found: [UUID: [RefundRecord]] = [:]
         for row in rows { let refund = try Self.refund(row); found[refund.paymentID, default: []].append(refund) }
@@ -99,7 +104,7 @@ struct PaymentStore: Sendable {
     func refunds(orderIDs: [UUID]) async throws -> [UUID: [RefundRecord]] {
         guard !orderIDs.isEmpty else { return [:] }
         let rows = try await pool.query("""
-            SELECT \(sql: Self.refundColumns) FROM refunds WHERE order_id = ANY(\(orderIDs.map { $0.uuidString })::uuid[]) ORDER BY created_at, id
+            SELECT \(sql: Self.refundColumns) FROM refunds WHERE \(SQLPattern.matches("order_id", anyOf: orderIDs)) ORDER BY created_at, id
             """)
         var found: [UUID: [RefundRecord]] = [:]
         for row in rows {
