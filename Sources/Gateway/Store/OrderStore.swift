@@ -62,9 +62,11 @@ struct OrderStore: Sendable {
 
     /// Inserts the order (CREATED, no provider order yet) and its CREATED timeline entry, committed
     /// before the provider is called. Throws `uniqueViolation` on `orders_receipt_key` for a used receipt.
+    /// One statement (the timeline entry in a data-modifying `WITH`): atomic like the transaction
+    /// it replaces, on a shared connection, in one round trip instead of four.
     func insertPending(_ order: NewOrder) async throws -> OrderRecord {
-        try await pool.withTransaction { connection in
-            let rows = try await connection.query("""
+        let rows = try await pool.query("""
+            WITH inserted AS (
                 INSERT INTO orders (customer_id, provider, amount_minor, currency, receipt, method, flow, bank_account_id, notes,
                                     description, return_url, created_by, api_key_id, client_session_id, expires_at, routing)
                 VALUES (\(order.customerID), \(order.provider.rawValue), \(order.amount.minorUnits), \(order.amount.currency.code),
@@ -72,13 +74,13 @@ struct OrderStore: Sendable {
                         \(order.returnURL), \(order.createdBy.rawValue), \(order.apiKeyID), \(order.clientSessionID), \(order.expiresAt)::timestamptz,
                         \(order.routing?.jsonb))
                 RETURNING \(sql: Self.columns)
-                """)
-            guard let row = rows.first else { throw GatewayRequestError.internal("the order was not stored") }
-            let record = try Self.record(row)
-            try await Self.appendEvent(orderID: record.id, kind: "CREATED", status: .created, previous: nil, providerStatus: nil,
-                                       source: "API", message: nil, on: connection)
-            return record
-        }
+            ), event AS (
+                INSERT INTO order_events (order_id, kind, status, source) SELECT id, 'CREATED', 'CREATED', 'API' FROM inserted
+            )
+            SELECT \(sql: Self.columns) FROM inserted
+            """)
+        guard let row = rows.first else { throw GatewayRequestError.internal("the order was not stored") }
+        return try Self.record(row)
     }
 
     /// The provider acknowledged the order: its id, status and what the client SDK needs.
