@@ -158,6 +158,9 @@ struct GatewayHTTPHandler: HTTPHandler {
     let setuPartner: SetuPartnerEndpoints
     let metrics: GatewayMetrics?
     let router: Router<Destination>
+    /// The GraphQL path when no route of this handler's takes it: such requests (nearly all)
+    /// skip the router.
+    let graphQLPath: String?
 
     init(graphQL: GraphQLHTTPHandler, webhooks: WebhookService, setuPartner: SetuPartnerEndpoints, metrics: GatewayMetrics?) {
         self.graphQL = graphQL
@@ -171,9 +174,16 @@ struct GatewayHTTPHandler: HTTPHandler {
         try? router.add("/ops", .opsPage)
         try? router.add("/ops/{file}", .opsFile)
         self.router = router
+        let path = graphQL.configuration.path
+        let routed = ["GET", "POST"].contains { method in
+            if case .notFound = router.match(method: method, path: path) { return false }
+            return true
+        }
+        graphQLPath = routed || path == "/metrics" ? nil : path
     }
 
     func respondImmediately(to request: inout HTTPRequest) -> HTTPResponse? {
+        if request.path == graphQLPath { return graphQL.respondImmediately(to: &request) }
         switch router.match(method: request.method, path: request.path) {
         case .found(.webhook, _), .found(.setuPartner, _): return nil
         case .found(.opsPage, _): return OpsPage.response(file: nil, method: request.method)
@@ -188,6 +198,7 @@ struct GatewayHTTPHandler: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        if request.path == graphQLPath { return await graphQL.handle(request) }
         switch router.match(method: request.method, path: request.path) {
         case .found(.webhook, let parameters):
             return await webhook(provider: parameters["provider"] ?? "", request: request)
