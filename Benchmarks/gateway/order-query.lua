@@ -1,8 +1,10 @@
 -- wrk script: POST `order(id)` with its customer and payments, cycling through the ids in
--- $WRK_IDS_FILE (one global id a line), with `Authorization: Bearer $WRK_KEY`.
+-- $WRK_IDS_FILE (one global id a line), with `Authorization: Bearer $WRK_KEY`. $WRK_QUERY, when set,
+-- replaces the query (cpu.sh: other shapes; it must take `$id: ID!` and hold no double quote).
 local ids = {}
 for line in io.lines(os.getenv("WRK_IDS_FILE")) do ids[#ids + 1] = line end
-local query = "query Order($id: ID!) { order(id: $id) { id receipt status provider amount { amount currency decimal } amountPaid { amount } createdAt customer { id name email phone } payments { id providerPaymentId status amount { amount } verified } } }"
+local query = os.getenv("WRK_QUERY")
+if query == nil or query == "" then query = "query Order($id: ID!) { order(id: $id) { id receipt status provider amount { amount currency decimal } amountPaid { amount } createdAt customer { id name email phone } payments { id providerPaymentId status amount { amount } verified } } }" end
 local counter = 0
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"

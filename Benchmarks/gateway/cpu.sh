@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Benchmarks/gateway/cpu.sh: PayQL's CPU per request for one query shape, measured the way the
+# README's figures are (process CPU time from /proc/<pid>/stat, utime+stime, around a wrk run),
+# so that a change can be judged on a shared, busy machine where wall-clock rates are noise.
+#
+#   PAYQL=/path/to/release/payql Benchmarks/gateway/cpu.sh [QUERY]   QUERY: order (default), order-id,
+#                                                                  order-customer, create
+#   CONNECTIONS=16 DURATION=5 ORDERS=100 PERF=1 (record a profile of the server: $OUT/perf.data)
+#
+# Prints req/s, p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on a quiet
+# machine) and µs of PayQL CPU per request (the steady figure).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+QUERY="${1:-order}"; CONNECTIONS="${CONNECTIONS:-16}"; DURATION="${DURATION:-5}"; ORDERS="${ORDERS:-100}"
+HERE=Benchmarks/gateway
+: "${PAYQL:?set PAYQL to a release payql}"
+OUT="${OUT:-$(mktemp -d /tmp/payql-cpu.XXXXXX)}"; mkdir -p "$OUT"
+PORT="${PORT:-18410}"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+"$PAYQL" serve --port "$PORT" --sandbox-port "$((PORT + 1))" --data-dir "$OUT/pg" --dev-keys-dir "$OUT" --log-level off \
+  --reconciler false >"$OUT/serve.log" 2>&1 &
+SERVER=$!
+PIDS+=("$SERVER")
+for _ in $(seq 1 300); do [ -s "$OUT/dev-keys" ] && break; sleep 0.2; done
+KEY="$(grep PAYQL_SECRET_KEY "$OUT/dev-keys" | cut -d= -f2)"
+[ -n "$KEY" ] || { cat "$OUT/serve.log"; echo "payql did not start" >&2; exit 1; }
+python3 "$HERE/load.py" seed "http://127.0.0.1:$PORT" "$KEY" "http://127.0.0.1:$((PORT + 1))" "$ORDERS" "$OUT"
+
+case "$QUERY" in
+  order) Q='query Order($id: ID!) { order(id: $id) { id receipt status provider amount { amount currency decimal } amountPaid { amount } createdAt customer { id name email phone } payments { id providerPaymentId status amount { amount } verified } } }' ;;
+  order-id) Q='query Order($id: ID!) { order(id: $id) { id } }' ;;
+  order-customer) Q='query Order($id: ID!) { order(id: $id) { id customer { id } } }' ;;
+  create) Q='' ;;
+  *) echo "unknown query $QUERY" >&2; exit 2 ;;
+esac
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
+HZ="$(getconf CLK_TCK)"
+before="$(ticks)"
+if [ "$QUERY" = create ]; then
+  # createOrder through the in-process sandbox: CPU includes the sandbox's share.
+  started=$(date +%s.%N)
+  if [ "${PERF:-0}" = 1 ]; then perf record -F 999 -g -p "$SERVER" -o "$OUT/perf.data" -- sleep 1000 >/dev/null 2>&1 & PERFPID=$!; fi
+  result="$(python3 "$HERE/load.py" create "http://127.0.0.1:$PORT" "$KEY" "$CONNECTIONS" "${CREATES:-1000}")"
+  echo "$result"
+  requests="${CREATES:-1000}"
+else
+  if [ "${PERF:-0}" = 1 ]; then perf record -F 999 -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
+  result="$(WRK_IDS_FILE="$OUT/order-ids" WRK_KEY="$KEY" WRK_QUERY="$Q" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" \
+    -s "$HERE/order-query.lua" "http://127.0.0.1:$PORT/graphql" | grep RESULT)"
+  echo "$result"
+  requests="$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$result")"
+fi
+after="$(ticks)"
+if [ -n "${PERFPID:-}" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
+echo "query=$QUERY connections=$CONNECTIONS requests=$requests cpu_s=$(awk -v t=$((after - before)) -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }') \
+cpu_us_per_request=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+[ "${PERF:-0}" = 1 ] && echo "profile: perf report --no-children -i $OUT/perf.data"
+true
