@@ -63,9 +63,11 @@ struct OrderStore: Sendable {
     /// Inserts the order (CREATED, no provider order yet) and its CREATED timeline entry, committed
     /// before the provider is called. Throws `uniqueViolation` on `orders_receipt_key` for a used receipt.
     /// One statement (the timeline entry in a data-modifying `WITH`): atomic like the transaction
-    /// it replaces, on a shared connection, in one round trip instead of four.
+    /// it replaces, in one round trip instead of four. On a leased connection, as the transaction
+    /// was: on the pool's shared pipelined connections the concurrent creates' commits queued
+    /// behind each other (measured at 32 concurrent: fewer creates per second than before).
     func insertPending(_ order: NewOrder) async throws -> OrderRecord {
-        let rows = try await pool.query("""
+        let rows = try await pool.withConnection { connection in try await connection.query("""
             WITH inserted AS (
                 INSERT INTO orders (customer_id, provider, amount_minor, currency, receipt, method, flow, bank_account_id, notes,
                                     description, return_url, created_by, api_key_id, client_session_id, expires_at, routing)
@@ -78,7 +80,7 @@ struct OrderStore: Sendable {
                 INSERT INTO order_events (order_id, kind, status, source) SELECT id, 'CREATED', 'CREATED', 'API' FROM inserted
             )
             SELECT \(sql: Self.columns) FROM inserted
-            """)
+            """) }
         guard let row = rows.first else { throw GatewayRequestError.internal("the order was not stored") }
         return try Self.record(row)
     }
@@ -148,14 +150,20 @@ struct OrderStore: Sendable {
     /// where the loaders would take one statement each): the customer joined, the payments
     /// joined laterally (a row each, the order's columns repeated; one row when there are none).
     func find(id: UUID, with related: Related) async throws -> Read? {
-        let customerColumns: PostgresQuery = related.customer ? ", \(sql: CustomerStore.qualifiedColumns)" : ""
-        let customerJoin: PostgresQuery = related.customer ? "LEFT JOIN customers c ON c.id = o.customer_id" : ""
-        let paymentColumns: PostgresQuery = related.payments ? ", p.*" : ""
-        let paymentJoin: PostgresQuery = related.payments
-            ? "LEFT JOIN LATERAL (SELECT \(sql: PaymentStore.paymentColumns) FROM payments WHERE order_id = o.id) p ON true ORDER BY p.created_at, p.id"
-            : ""
+        // Program-written pieces chosen by `related` (`\(sql:)`: embedding PostgresQuery fragments
+        // rewrites their text scalar by scalar, 2 % of the order(id) profile).
+        let customerColumns: StaticString = related.customer ? ", " : ""
+        let customerList: StaticString = related.customer ? CustomerStore.qualifiedColumns : ""
+        let customerJoin: StaticString = related.customer ? "LEFT JOIN customers c ON c.id = o.customer_id" : ""
+        let paymentColumns: StaticString = related.payments ? ", p.*" : ""
+        let paymentJoin: StaticString = related.payments ? "LEFT JOIN LATERAL (SELECT " : ""
+        let paymentList: StaticString = related.payments ? PaymentStore.paymentColumns : ""
+        let paymentRest: StaticString = related.payments
+            ? " FROM payments WHERE order_id = o.id) p ON true ORDER BY p.created_at, p.id" : ""
         let rows = try await pool.query("""
-            SELECT o.*\(customerColumns)\(paymentColumns) FROM (SELECT \(sql: Self.columns) FROM orders WHERE id = \(id)) o \(customerJoin) \(paymentJoin)
+            SELECT o.*\(sql: customerColumns)\(sql: customerList)\(sql: paymentColumns) \
+            FROM (SELECT \(sql: Self.columns) FROM orders WHERE id = \(id)) o \(sql: customerJoin) \
+            \(sql: paymentJoin)\(sql: paymentList)\(sql: paymentRest)
             """)
         guard let first = rows.first else { return nil }
         var read = Read(order: try Self.record(first))
