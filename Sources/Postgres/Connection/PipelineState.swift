@@ -178,7 +178,7 @@ struct PipelineState<Waiter, Result> {
 
     /// Queues `request`, to go out at the next `nextSend`. On a closed connection it is
     /// not queued: its completion (the connection's error) is returned instead.
-    mutating func enqueue(_ request: Request) -> Completion? {
+    mutating func enqueue(_ request: consuming Request) -> Completion? {
         if let closedError {
             return request.waiter.map { Completion(waiter: $0, outcome: .failed(closedError)) }
         }
@@ -194,20 +194,23 @@ struct PipelineState<Waiter, Result> {
     /// script waits until nothing else is in flight. Nothing goes out while a script
     /// runs, a cancel request is on its way, or after the connection closed.
     mutating func nextSend() -> SendStep {
-        if closedError == nil, cancellingID == nil, let next = pending.first {
-            if next.isScript {
+        // The head request is read in place (`pending[0]`), never copied: this runs per statement.
+        if closedError == nil, cancellingID == nil, !pending.isEmpty {
+            if pending[0].isScript {
                 if unsynced > 0 { return closeGroup() }
                 if inflight.isEmpty, !scriptRunning {
                     scriptRunning = true
+                    let sql = pending[0].query.sql
                     inflight.append(pending.removeFirst())
                     sentSinceIdle = true
-                    return .script(sql: next.query.sql)
+                    return .script(sql: sql)
                 }
             } else if !scriptRunning {
-                let key = StatementKey(sql: next.query.sql, parameters: next.query.bindings.parameters)
+                let query = pending[0].query
+                let key = StatementKey(sql: query.sql, parameters: query.bindings.parameters)
                 let cached = statements[key]
                 let mustPrepare = cached == nil && statements.count < preparedStatementCacheSize
-                if unsynced > 0, !groupOpen || !next.groupable || mustPrepare || unsynced >= Self.maxGroupSize {
+                if unsynced > 0, !groupOpen || !pending[0].groupable || mustPrepare || unsynced >= Self.maxGroupSize {
                     return closeGroup()
                 }
                 var request = pending.removeFirst()
@@ -220,12 +223,12 @@ struct PipelineState<Waiter, Result> {
                     request.preparedKey = key
                     name = newName
                 }
+                groupOpen = request.groupable
                 inflight.append(request)
                 counters.statements += 1
                 unsynced += 1
-                groupOpen = request.groupable
                 sentSinceIdle = true
-                return .statement(request.query, name: name, prepare: mustPrepare)
+                return .statement(query, name: name, prepare: mustPrepare)
             }
         }
         if unsynced > 0 { return closeGroup() }
@@ -273,7 +276,7 @@ struct PipelineState<Waiter, Result> {
             finishGroup(into: &completions)
             return .next
         }
-        guard cursor < inflight.count, cursor <= (inflight.firstIndex(where: \.endsGroup) ?? 0) else {
+        guard cursor < inflight.count, cursor <= (inflight.firstIndex { $0.endsGroup } ?? 0) else {
             // Past the head group's last statement: raised at its commit (a deferred constraint).
             if case .error(let error) = received, groupError == nil { groupError = error }
             return .next
@@ -338,7 +341,7 @@ struct PipelineState<Waiter, Result> {
     /// A statement alone in its group fails with its error (or, skipped, with `skipped`).
     private mutating func finishGroup(into completions: inout [Completion]) {
         guard !inflight.isEmpty else { return }
-        let end = inflight.firstIndex(where: \.endsGroup) ?? 0
+        let end = inflight.firstIndex { $0.endsGroup } ?? 0
         let groupError = self.groupError
         self.groupError = nil
         cursor = max(0, cursor - (end + 1))
@@ -350,9 +353,8 @@ struct PipelineState<Waiter, Result> {
         }
         var replays: [Request] = []
         for position in 0...end {
-            let request = inflight[0]
-            let reportable = position == 0 && groupError == nil && request.error != nil
-            if reportable || request.waiter == nil {
+            let reportable = position == 0 && groupError == nil && inflight[0].error != nil
+            if reportable || inflight[0].waiter == nil {
                 complete(index: 0, into: &completions)
                 continue
             }
