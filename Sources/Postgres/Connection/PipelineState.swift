@@ -58,8 +58,8 @@ struct PipelineState<Waiter, Result> {
     enum Outcome {
         /// Its rows (nil: a command, or a script with no result).
         case rows(Result?)
-        /// The server's error, or the connection's.
-        case failed(PostgresError)
+        /// The server's error, or the connection's (boxed: the common cases stay one word to copy).
+        indirect case failed(PostgresError)
         /// Its task was cancelled.
         case cancelled
     }
@@ -91,8 +91,8 @@ struct PipelineState<Waiter, Result> {
         case sync
         /// `PGRES_PIPELINE_ABORTED`: skipped, because an earlier statement of its group failed.
         case aborted
-        /// `PGRES_FATAL_ERROR`, with the server's fields.
-        case error(PostgresError)
+        /// `PGRES_FATAL_ERROR`, with the server's fields (boxed: the common cases stay one word to copy).
+        indirect case error(PostgresError)
         /// `PGRES_COMMAND_OK`, `PGRES_TUPLES_OK` or `PGRES_EMPTY_QUERY`, with its owner.
         case rows(Result)
         /// `PGRES_COPY_*`: the protocol PayQL does not speak.
@@ -213,18 +213,20 @@ struct PipelineState<Waiter, Result> {
                 if unsynced > 0, !groupOpen || !pending[0].groupable || mustPrepare || unsynced >= Self.maxGroupSize {
                     return closeGroup()
                 }
-                var request = pending.removeFirst()
+                // Moved, never copied, from one queue to the other (perf: copies of a request
+                // go through its value witnesses), then marked in place.
+                inflight.append(pending.removeFirst())
+                let last = inflight.count - 1
                 var name = cached
                 if mustPrepare {
                     statementCounter += 1
                     let newName = "payql_\(statementCounter)"
                     statements[key] = newName
-                    request.expectsPrepareResult = true
-                    request.preparedKey = key
+                    inflight[last].expectsPrepareResult = true
+                    inflight[last].preparedKey = key
                     name = newName
                 }
-                groupOpen = request.groupable
-                inflight.append(request)
+                groupOpen = inflight[last].groupable
                 counters.statements += 1
                 unsynced += 1
                 sentSinceIdle = true

@@ -193,8 +193,7 @@ public final class PostgresConnection: @unchecked Sendable {
                         actions.completions.append(.init(waiter: continuation, outcome: .cancelled))
                         return actions
                     }
-                    let request = ConnectionState.Pipeline.Request(id: id, query: query, isScript: isScript, groupable: groupable, waiter: continuation)
-                    if let refused = state.pipeline.enqueue(request) {
+                    if let refused = state.pipeline.enqueue(.init(id: id, query: query, isScript: isScript, groupable: groupable, waiter: continuation)) {
                         var actions = ConnectionActions()
                         actions.completions.append(refused)
                         return actions
