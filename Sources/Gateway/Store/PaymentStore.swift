@@ -144,39 +144,12 @@ struct PaymentStore: Sendable {
                        source: String, webhookEventID: UUID? = nil,
                        on connection: PostgresConnection) async throws -> (PaymentRecord, OrderRecord) {
         let status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
-        // The payment's row (updated, or inserted), its timeline entry and what the order has received
-        // (verified captures in its currency) in one statement: the data-modifying parts all see the
-        // rows as they were before it, so the sum leaves this payment's old row out and adds its new one.
-        let write: PostgresQuery
-        let movedTo: String?
-        if let existing {
-            let next = StatusTransitions.payment(from: existing.status, to: status)
-            movedTo = next
-            write = """
-                UPDATE payments SET status = coalesce(\(next), status), provider_status = \(reported.rawStatus),
-                    method = coalesce(\(reported.method), method), verified = true,
-                    verification_method = coalesce(verification_method, \(verification.rawValue)), verified_at = coalesce(verified_at, now()),
-                    error_code = coalesce(\(reported.failure?.code), error_code),
-                    error_description = coalesce(\(reported.failure?.description), error_description),
-                    failure_reason = coalesce(\(reported.failure?.reason), failure_reason),
-                    failure_source = coalesce(\(reported.failure?.source), failure_source),
-                    failure_step = coalesce(\(reported.failure?.step), failure_step),
-                    captured_at = CASE WHEN \(next) = 'CAPTURED' THEN now() ELSE captured_at END, updated_at = now()
-                WHERE id = \(existing.id) RETURNING \(sql: paymentColumns)
-                """
-        } else {
-            movedTo = status
-            write = """
-                INSERT INTO payments (order_id, provider, provider_payment_id, status, provider_status, method, amount_minor, currency,
-                                      verified, verification_method, verified_at, error_code, error_description, failure_reason,
-                                      failure_source, failure_step, captured_at)
-                VALUES (\(order.id), \(reported.provider.rawValue), \(reported.id), \(status), \(reported.rawStatus), \(reported.method),
-                        \(reported.amount.minorUnits), \(reported.amount.currency.code), true, \(verification.rawValue), now(),
-                        \(reported.failure?.code), \(reported.failure?.description), \(reported.failure?.reason), \(reported.failure?.source),
-                        \(reported.failure?.step), CASE WHEN \(status) = 'CAPTURED' THEN now() END)
-                RETURNING \(sql: paymentColumns)
-                """
-        }
+        // The payment's row (inserted, or updated: an upsert whose update applies only when the row was
+        // read above), its timeline entry and what the order has received (verified captures in its
+        // currency), in one statement: its parts all see the rows as they were before it, so the sum
+        // leaves this payment's old row out and adds its new one.
+        let next: String? = existing.flatMap { StatusTransitions.payment(from: $0.status, to: status) }
+        let movedTo: String? = existing == nil ? status : next
         let kind: String? = movedTo.map { moved in
             switch moved {
             case "CAPTURED": "PAYMENT_CAPTURED"
@@ -187,7 +160,29 @@ struct PaymentStore: Sendable {
         }
         let currency = order.amount.currency.code
         let rows = try await connection.query("""
-            WITH payment AS (\(write)),
+            WITH payment AS (
+                INSERT INTO payments (order_id, provider, provider_payment_id, status, provider_status, method, amount_minor, currency,
+                                      verified, verification_method, verified_at, error_code, error_description, failure_reason,
+                                      failure_source, failure_step, captured_at)
+                VALUES (\(order.id), \(reported.provider.rawValue), \(reported.id), \(status), \(reported.rawStatus), \(reported.method),
+                        \(reported.amount.minorUnits), \(reported.amount.currency.code), true, \(verification.rawValue), now(),
+                        \(reported.failure?.code), \(reported.failure?.description), \(reported.failure?.reason), \(reported.failure?.source),
+                        \(reported.failure?.step), CASE WHEN \(status) = 'CAPTURED' THEN now() END)
+                ON CONFLICT (provider, provider_payment_id) DO UPDATE SET
+                    status = coalesce(\(next), payments.status), provider_status = EXCLUDED.provider_status,
+                    method = coalesce(EXCLUDED.method, payments.method), verified = true,
+                    verification_method = coalesce(payments.verification_method, EXCLUDED.verification_method),
+                    verified_at = coalesce(payments.verified_at, now()),
+                    error_code = coalesce(EXCLUDED.error_code, payments.error_code),
+                    error_description = coalesce(EXCLUDED.error_description, payments.error_description),
+                    failure_reason = coalesce(EXCLUDED.failure_reason, payments.failure_reason),
+                    failure_source = coalesce(EXCLUDED.failure_source, payments.failure_source),
+                    failure_step = coalesce(EXCLUDED.failure_step, payments.failure_step),
+                    captured_at = CASE WHEN \(next) = 'CAPTURED' THEN now() ELSE payments.captured_at END, updated_at = now()
+                -- Only the row read (and locked) above; one that appeared since is not overwritten (no row: an error).
+                WHERE payments.id = \(existing?.id)
+                RETURNING \(sql: paymentColumns)
+            ),
             timeline AS (
                 INSERT INTO order_events (order_id, kind, status, previous_status, provider_status, source, payment_id, refund_id, webhook_event_id, message)
                 SELECT \(order.id), \(kind), \(order.status.rawValue), NULL, \(reported.rawStatus), \(source), payment.id, NULL, \(webhookEventID),
