@@ -144,11 +144,12 @@ import Testing
         }
     }
 
-    @Test func concurrentDeliveriesThroughTheIntakeAreEachAppliedOnce() async throws {
+    @Test(arguments: [1, 2])
+    func concurrentDeliveriesThroughTheIntakeAreEachAppliedOnce(writers: Int) async throws {
         try await GatewayHarness.run { h in
             var orders: [String] = []
             for _ in 0..<4 { orders.append(try await Self.razorpayOrder(h, amount: "100").providerOrderID) }
-            let intake = WebhookIntake(pool: h.pool, writer: WebhookBatchWriter(pool: h.pool), maxBatch: 16, writers: 1)
+            let intake = WebhookIntake(pool: h.pool, writer: WebhookBatchWriter(pool: h.pool), maxBatch: 16, writers: writers)
             // 60 distinct payments, each delivered twice, all at once.
             let deliveries = (0..<120).map { n in
                 Self.delivery("evt_c\(n % 60)", order: orders[n % 4], payment: "pay_c\(n % 60)", status: .captured, amount: 100)

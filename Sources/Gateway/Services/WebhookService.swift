@@ -18,8 +18,9 @@ struct WebhookService: Sendable {
     private let intake: WebhookIntake
 
     /// `maxBatch`: the most deliveries one transaction applies; `writers`: transactions applying
-    /// deliveries at once.
-    init(pool: PostgresPool, providers: ProviderRegistry, maxBatch: Int = 64, writers: Int = 1) {
+    /// deliveries at once (two: while one waits for PostgreSQL the other can be writing, and each
+    /// batch locks its orders in one statement, in id order, so the two do not deadlock each other).
+    init(pool: PostgresPool, providers: ProviderRegistry, maxBatch: Int = 64, writers: Int = 2) {
         self.pool = pool
         self.providers = providers
         intake = WebhookIntake(pool: pool, writer: WebhookBatchWriter(pool: pool), maxBatch: maxBatch, writers: writers)
