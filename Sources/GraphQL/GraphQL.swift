@@ -1,6 +1,7 @@
 /// PayQL's GraphQL engine: language, schema, validation, execution and
 /// introspection, written to the GraphQL specification. Imports the standard
-/// library (and PayQL's `JSON` values) only: no Foundation, no I/O.
+/// library, PayQL's `JSON` values and `Support`'s lock boxes only: no Foundation,
+/// no Glibc, no I/O.
 ///
 /// ``GraphQLEngine`` is the front door: one per schema, shared by every request.
 public import JSON
@@ -203,6 +204,11 @@ public final class PendingExecution: Sendable {
         case bytes(RunningExecution<ByteOutput>)
     }
 
+    /// A `Synchronization.Mutex`, the one in the engine (everything else uses `Support.Locked`):
+    /// the execution is noncopyable and not `Sendable`, and Mutex's `sending` transfer is what lets
+    /// it be handed from the task that started it to the one that finishes it; no C library's
+    /// thread ever touches it, so ThreadSanitizer's blind spot for Mutex (docs/toolchain-facts.md §1)
+    /// does not apply.
     private let state: Mutex<Started?>
 
     init(_ started: consuming sending Started) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Support
 
 /// Collects the keys requested during one step of execution and loads them with
 /// one call of a batch function (the DataLoader pattern), caching results for the
@@ -30,7 +30,7 @@ public final class BatchLoader<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private let batch: BatchFunction
     private let maxBatchSize: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a loader; `maxBatchSize` splits very large batches into several calls.
     public init(maxBatchSize: Int = 1_000, batch: @escaping BatchFunction) {
@@ -162,7 +162,7 @@ public struct BatchLoaderError: Error, Sendable, CustomStringConvertible {
 
 /// The batch loaders of one request, created on first use and shared by all its resolvers.
 public final class LoaderStore: Sendable {
-    private let loaders = Mutex<[String: any Sendable]>([:])
+    private let loaders = Locked<[String: any Sendable]>([:])
 
     /// An empty store (the executor makes one per request unless the host passes its own).
     public init() {}
