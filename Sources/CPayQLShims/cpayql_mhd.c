@@ -12,7 +12,8 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
                                     cpayql_mhd_uri_callback uri_callback, void *uri_cls,
-                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls) {
+                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls,
+                                    MHD_AcceptPolicyCallback accept_policy, void *accept_cls) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
@@ -41,7 +42,7 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
     }
     if (config->turbo) flags |= MHD_USE_TURBO;
     return MHD_start_daemon(
-        flags, config->port, NULL, NULL, handler, handler_cls,
+        flags, config->port, accept_policy, accept_cls, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_THREAD_POOL_SIZE, config->thread_pool_size > 0 ? config->thread_pool_size : 1,
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit > 0 ? config->connection_limit : 1024,

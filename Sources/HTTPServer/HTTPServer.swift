@@ -22,8 +22,6 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let core: ServerCore
     private let state = Locked<LifeState>(.running)
-    /// The listening socket after `shutdown` quiesced the daemon, until `stopNow` closes it; -1 otherwise.
-    private let quiescedListener = Atomic<Int32>(-1)
     private let sweeper: Task<Void, Never>
     /// The port actually bound.
     public let port: Int
@@ -66,7 +64,8 @@ public final class HTTPServer: Sendable {
                 connection_timeout: UInt32(clamping: idleSeconds), connection_memory_limit: memory,
                 listen_backlog: 1024, turbo: configuration.turbo ? 1 : 0
             )
-            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls, connectionCallback, cls)
+            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls, connectionCallback, cls,
+                                    acceptCallback, cls)
         }
         guard let started else {
             throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(configuration.port) (address in use or invalid)")
@@ -106,6 +105,10 @@ public final class HTTPServer: Sendable {
     /// Streamed responses (`HTTPResponse.stream`) being sent.
     public var openStreams: Int { core.openStreams }
 
+    /// Whether ``shutdown(gracePeriod:)`` has begun: new connections are closed unserved and
+    /// every response says `Connection: close`.
+    public var isDraining: Bool { core.draining.load(ordering: .relaxed) }
+
     /// Requests currently being received, handled or sent.
     public var activeRequests: Int { core.active.load(ordering: .relaxed) }
 
@@ -128,18 +131,13 @@ public final class HTTPServer: Sendable {
             return true
         }
         guard proceed else { return }
+        // From now on new connections are closed as they are accepted (`acceptCallback`).
+        // Not MHD_quiesce_daemon: on an epoll daemon with its own threads it races the pool
+        // threads' removal of the listening socket from their epoll sets and can abort the
+        // process ("Failed to remove listen FD from epoll set", an open libmicrohttpd defect
+        // seen here once at shutdown under load; docs/http.md, "Shutdown").
         core.draining.store(true, ordering: .relaxed)
         let start = ContinuousClock.now
-        // libmicrohttpd's pool threads may still hold the quiesced listening socket's
-        // number, so it is closed only after MHD_stop_daemon (its documentation says so):
-        // closed here, the number could be reused by another socket of this process and
-        // a pool thread would then accept from, or close, someone else's descriptor.
-        // Shutting it down makes the kernel refuse new connections meanwhile.
-        let listener = MHD_quiesce_daemon(daemon.pointer)
-        if listener >= 0 {
-            _ = refuseConnections(listener)
-            quiescedListener.store(listener, ordering: .relaxed)
-        }
         // Streamed responses (subscriptions) never end by themselves: end them now, after
         // what each holds is sent (clients of an event stream reconnect, to another instance).
         core.endStreams(finish: true)
@@ -189,13 +187,11 @@ public final class HTTPServer: Sendable {
         // for bytes is resumed (and ends) first.
         core.endStreams(finish: false)
         MHD_stop_daemon(daemon.pointer)
-        let listener = quiescedListener.exchange(-1, ordering: .relaxed)
-        if listener >= 0 { _ = closeDescriptor(listener) }
     }
 }
 
 /// The daemon pointer. `@unchecked Sendable` because it is immutable after
-/// start and libmicrohttpd's daemon-level calls used here (quiesce, stop,
+/// start and libmicrohttpd's daemon-level calls used here (stop,
 /// info) are documented as callable from any thread; `HTTPServer` ensures
 /// stop happens once.
 private struct DaemonHandle: @unchecked Sendable {
@@ -221,6 +217,13 @@ private let accessCallback: MHD_AccessHandlerCallback = { cls, _, _, method, ver
 
 /// Connection opened / closed: the slot is retained into `socket_context` on open
 /// and released on close (libmicrohttpd calls close once, before closing the socket).
+/// Whether an accepted connection is served: not once the server drains (it is closed at once).
+private let acceptCallback: MHD_AcceptPolicyCallback = { cls, _, _ in
+    guard let cls else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.draining.load(ordering: .relaxed) ? .NO : .YES
+}
+
 private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
     guard let cls, let connection, let socketContext else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

@@ -32,11 +32,8 @@ package enum SystemInfo {
     }
 }
 
-/// Closes a file descriptor (the listening socket after the daemon stopped).
+/// Closes a file descriptor the server owns.
 package func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
-
-/// Makes a listening socket refuse new connections without closing it (its number stays taken).
-package func refuseConnections(_ descriptor: Int32) -> Int32 { shutdown(descriptor, Int32(SHUT_RDWR)) }
 
 /// Shuts a connection's socket down both ways: libmicrohttpd's thread then reads
 /// end-of-stream and closes the connection itself (the client sees a close).

@@ -175,6 +175,38 @@ import Testing
         #expect(took < .seconds(15), "shutdown took \(took)")
     }
 
+    /// A connection opened while the server drains is closed unanswered (the accept policy
+    /// refuses it), while the request in flight is still answered.
+    @Test func aConnectionOpenedWhileDrainingIsClosedUnanswered() async throws {
+        let started = Atomic<Int>(0)
+        let handler = ClosureHandler { request in
+            started.add(1, ordering: .relaxed)
+            try? await Task.sleep(for: .milliseconds(1500))
+            return echo(request)
+        }
+        let server = try HTTPServer(configuration: .init(), handler: handler)
+        let port = server.port
+        async let inFlight = try offPool { () -> Int in
+            let connection = try RawConnection(port: port, timeout: 30)
+            try connection.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            return (try? connection.readResponse().status) ?? -1
+        }
+        while started.load(ordering: .relaxed) < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        async let stopped: Void = server.shutdown(gracePeriod: .seconds(20))
+        while !server.isDraining { try await Task.sleep(for: .milliseconds(2)) }
+        let late = try await offPool { () -> (closed: Bool, answered: Bool) in
+            let connection = try RawConnection(port: port, timeout: 10)
+            try? connection.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answered = (try? connection.readResponse()) != nil
+            return (try connection.waitForClose().closed, answered)
+        }
+        #expect(late.closed)
+        #expect(!late.answered)
+        #expect(try await inFlight == 200)
+        await stopped
+        #expect(started.load(ordering: .relaxed) == 1)
+    }
+
     /// Clients sending requests back to back on kept-alive connections while shutdown
     /// begins: each gets every answer, the last with `Connection: close`, and none has a
     /// request cut (a connection answered just before draining began sends one more).

@@ -34,12 +34,14 @@ typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_
 
 /// Starts an epoll thread-pool daemon with suspend/resume; NULL on failure (errno may tell why).
 /// `connection_notify` sees every connection open and close (MHD_OPTION_NOTIFY_CONNECTION),
-/// in the thread that serves it.
+/// in the thread that serves it. `accept_policy` decides for each accepted connection whether
+/// it is served (a draining server refuses new ones there instead of MHD_quiesce_daemon).
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
                                     cpayql_mhd_uri_callback uri_callback, void *uri_cls,
-                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls);
+                                    MHD_NotifyConnectionCallback connection_notify, void *notify_cls,
+                                    MHD_AcceptPolicyCallback accept_policy, void *accept_cls);
 
 /// The connection's socket and the pool thread's daemon serving it (MHD_get_connection_info
 /// is variadic); returns 0 on success.
