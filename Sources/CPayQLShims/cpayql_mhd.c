@@ -168,12 +168,10 @@ static enum MHD_Result add_packed_headers(struct MHD_Response *response, const c
     return MHD_YES;
 }
 
-enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
-                                   const void *body, size_t body_length,
-                                   const char *headers, size_t header_count) {
-    struct MHD_Response *response =
-        MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (response == NULL) return MHD_NO;
+// Adds the packed headers, queues the response and drops this reference to it (libmicrohttpd
+// keeps its own while the response is queued); on a failed header nothing is queued.
+static enum MHD_Result queue_with_headers(struct MHD_Connection *connection, unsigned int status,
+                                          struct MHD_Response *response, const char *headers, size_t header_count) {
     if (add_packed_headers(response, headers, header_count) != MHD_YES) {
         MHD_destroy_response(response);
         return MHD_NO;
@@ -181,6 +179,15 @@ enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned i
     enum MHD_Result result = MHD_queue_response(connection, status, response);
     MHD_destroy_response(response);
     return result;
+}
+
+enum MHD_Result cpayql_mhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                   const void *body, size_t body_length,
+                                   const char *headers, size_t header_count) {
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer(body_length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (response == NULL) return MHD_NO;
+    return queue_with_headers(connection, status, response, headers, header_count);
 }
 
 enum MHD_Result cpayql_mhd_respond_stream(struct MHD_Connection *connection, unsigned int status,
@@ -194,13 +201,7 @@ enum MHD_Result cpayql_mhd_respond_stream(struct MHD_Connection *connection, uns
         return MHD_NO;
     }
     // From here on MHD_destroy_response (the last reference) calls free_callback.
-    if (add_packed_headers(response, headers, header_count) != MHD_YES) {
-        MHD_destroy_response(response);
-        return MHD_NO;
-    }
-    enum MHD_Result result = MHD_queue_response(connection, status, response);
-    MHD_destroy_response(response);
-    return result;
+    return queue_with_headers(connection, status, response, headers, header_count);
 }
 
 int cpayql_hangup_watch_create(void) { return epoll_create1(EPOLL_CLOEXEC); }

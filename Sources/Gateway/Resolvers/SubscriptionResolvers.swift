@@ -13,50 +13,50 @@ import JSON
 enum SubscriptionResolvers {
     static func register(_ set: inout ResolverSet, services: GatewayServices) {
         set.async("Subscription", "orderUpdated") { input in
-            guard let id = input[argument: "orderId"]?.stringValue.flatMap({ GlobalID($0, of: .order) }) else {
-                throw GatewayRequestError.badInput("orderId is not an Order id.")
-            }
-            (input.source as? LiveSubscription)?.watch("Order:\(id.uuid.uuidString.lowercased())")
-            guard let order = try await services.orderStore.find(id: id.uuid) else {
+            let id = try watchedID(input, argument: "orderId", of: .order)
+            guard let order = try await services.orderStore.find(id: id) else {
                 throw GatewayRequestError.badInput("No order with this id.")
             }
-            // The contract: another customer's object is FORBIDDEN (a session sees only its own customer's).
-            guard try input.gateway.principal.maySee(customerID: order.customerID) else {
-                throw GatewayRequestError(code: "FORBIDDEN", message: "This order is not visible to this caller.")
-            }
+            try checkVisible(input, customerID: order.customerID, "order")
             return OrderView(record: order)
         }
         // Announced by the bill-pay code (pg_notify 'BillPayment:<uuid>' in the transaction that
         // changes what a client sees). No final state ends it: a refund or a confirmation retry can follow.
         set.async("Subscription", "billPaymentUpdated") { input in
-            guard let id = input[argument: "billPaymentId"]?.stringValue.flatMap({ GlobalID($0, of: .billPayment) }) else {
-                throw GatewayRequestError.badInput("billPaymentId is not a BillPayment id.")
-            }
-            (input.source as? LiveSubscription)?.watch("BillPayment:\(id.uuid.uuidString.lowercased())")
-            guard let record = try await services.billPayStore.payments(ids: [id.uuid])[id.uuid] else {
+            let id = try watchedID(input, argument: "billPaymentId", of: .billPayment)
+            guard let record = try await services.billPayStore.payments(ids: [id])[id] else {
                 throw GatewayRequestError.badInput("No bill payment with this id.")
             }
-            guard try input.gateway.principal.maySee(customerID: record.customerID) else {
-                throw GatewayRequestError(code: "FORBIDDEN", message: "This bill payment is not visible to this caller.")
-            }
+            try checkVisible(input, customerID: record.customerID, "bill payment")
             return BillPaymentView(record: record)
         }
         // Announced by the UPI collect code (pg_notify 'UpiCollect:<uuid>' in each transaction that
         // changes the collect). Each read may run the collect's due status check (one for all readers).
         set.async("Subscription", "upiCollectUpdated") { input in
-            guard let id = input[argument: "upiCollectId"]?.stringValue.flatMap({ GlobalID($0, of: .upiCollect) }) else {
-                throw GatewayRequestError.badInput("upiCollectId is not an UpiCollect id.")
-            }
-            (input.source as? LiveSubscription)?.watch("UpiCollect:\(id.uuid.uuidString.lowercased())")
-            guard let record = try await services.upiCollects.read(id: id.uuid),
+            let id = try watchedID(input, argument: "upiCollectId", of: .upiCollect)
+            guard let record = try await services.upiCollects.read(id: id),
                   let order = try await services.orderStore.find(id: record.orderID) else {
                 throw GatewayRequestError.badInput("No UPI collect with this id.")
             }
-            guard try input.gateway.principal.maySee(customerID: order.customerID) else {
-                throw GatewayRequestError(code: "FORBIDDEN", message: "This UPI collect is not visible to this caller.")
-            }
+            try checkVisible(input, customerID: order.customerID, "UPI collect")
             return InstamojoResolvers.view(record, services)
         }
     }
 
+    /// The `type` id in argument `name`, its topic (`<Type>:<uuid>`, what the notifying code sends)
+    /// watched before anything is read; BAD_USER_INPUT for an id of another type.
+    private static func watchedID(_ input: ResolveInput, argument name: String, of type: NodeType) throws -> UUID {
+        guard let id = input[argument: name]?.stringValue.flatMap({ GlobalID($0, of: type) }) else {
+            throw GatewayRequestError.badInput("\(name) is not \("AEIOU".contains(type.rawValue.prefix(1)) ? "an" : "a") \(type.rawValue) id.")
+        }
+        (input.source as? LiveSubscription)?.watch("\(type.rawValue):\(id.uuid.uuidString.lowercased())")
+        return id.uuid
+    }
+
+    /// The contract: another customer's object is FORBIDDEN (a session sees only its own customer's).
+    private static func checkVisible(_ input: ResolveInput, customerID: UUID?, _ what: String) throws {
+        guard try input.gateway.principal.maySee(customerID: customerID) else {
+            throw GatewayRequestError(code: "FORBIDDEN", message: "This \(what) is not visible to this caller.")
+        }
+    }
 }

@@ -117,25 +117,25 @@ final class ProviderHealth: Sendable {
     func routingHealth(_ provider: ProviderName, claimingTrial: Bool) -> String {
         let at = now()
         return series.withLock { all in
-            let current = snapshot(all[provider], at: at)
+            // Every routed createOrder asks this of every provider: counts only, no latency sort.
+            let current = standing(all[provider], at: at)
             guard current.status == "DOWN", !current.circuitOpen, claimingTrial else { return current.status }
             all[provider]?.trialClaimedAt = at
             return "DEGRADED"
         }
     }
 
-    /// `entry`'s calls within the horizon, summarised at `at`.
-    private func snapshot(_ entry: Series?, at: ContinuousClock.Instant) -> Snapshot {
+    /// Status, circuit and success rate of `entry`'s calls within the horizon, at `at`.
+    private func standing(_ entry: Series?, at: ContinuousClock.Instant) -> (status: String, circuitOpen: Bool, rate: Double?) {
         let since = at - horizon
-        let recent = entry?.samples.filter { $0.at >= since } ?? []
-        guard let entry, !recent.isEmpty else {
-            return Snapshot(status: "UNKNOWN", successRate: nil, p99Milliseconds: nil, lastError: nil, circuitOpen: false)
+        var recent = 0
+        var healthy = 0
+        for sample in entry?.samples ?? [] where sample.at >= since {
+            recent += 1
+            if sample.healthy { healthy += 1 }
         }
-        let healthy = recent.filter(\.healthy).count
-        let rate = Double(healthy) / Double(recent.count)
-        let sorted = recent.map(\.milliseconds).sorted()
-        let index = min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)
-        let p99 = sorted[max(0, index)]
+        guard let entry, recent > 0 else { return ("UNKNOWN", false, nil) }
+        let rate = Double(healthy) / Double(recent)
         let status = healthy == 0 ? "DOWN" : rate < 0.95 ? "DEGRADED" : "UP"
         var open = false
         if status == "DOWN" {
@@ -143,7 +143,20 @@ final class ProviderHealth: Sendable {
             let trialRunning = entry.trialClaimedAt.map { at - $0 < cooldown } ?? false
             open = coolingDown || trialRunning
         }
-        return Snapshot(status: status, successRate: (rate * 1000).rounded() / 1000, p99Milliseconds: Int(min(p99.rounded(.up), 1e9)),
-                        lastError: entry.lastError, circuitOpen: open)
+        return (status, open, rate)
+    }
+
+    /// `entry`'s calls within the horizon, summarised at `at` (with the p99 latency).
+    private func snapshot(_ entry: Series?, at: ContinuousClock.Instant) -> Snapshot {
+        let current = standing(entry, at: at)
+        guard let entry, let rate = current.rate else {
+            return Snapshot(status: current.status, successRate: nil, p99Milliseconds: nil, lastError: nil, circuitOpen: false)
+        }
+        let since = at - horizon
+        let sorted = entry.samples.filter { $0.at >= since }.map(\.milliseconds).sorted()
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)
+        let p99 = sorted[max(0, index)]
+        return Snapshot(status: current.status, successRate: (rate * 1000).rounded() / 1000, p99Milliseconds: Int(min(p99.rounded(.up), 1e9)),
+                        lastError: entry.lastError, circuitOpen: current.circuitOpen)
     }
 }

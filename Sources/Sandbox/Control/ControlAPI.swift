@@ -73,25 +73,11 @@ extension SandboxRouter {
             } else {
                 return Self.controlError(400, "body must be a JSON object")
             }
-            switch simulator.complete(orderID: id, body: body, context: context(for: request)) {
-            case .refused(let status, let message):
-                return Self.controlError(status, message)
-            case .done(var result, let webhooks):
-                let deliveries = await dispatcher.deliver(webhooks)
-                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
-                return .json(.object(result))
-            }
+            return await answer(simulator.complete(orderID: id, body: body, context: context(for: request)))
         case .completeCashfreeRefund:
             guard let cashfree = simulator(.cashfree) as? CashfreeSimulator else { return Self.controlError(404, "cashfree is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
-            switch cashfree.completeRefund(orderID: id, refundID: p["refund"] ?? "", body: body, context: context(for: request)) {
-            case .refused(let status, let message):
-                return Self.controlError(status, message)
-            case .done(var result, let webhooks):
-                let deliveries = await dispatcher.deliver(webhooks)
-                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
-                return .json(.object(result))
-            }
+            return await answer(cashfree.completeRefund(orderID: id, refundID: p["refund"] ?? "", body: body, context: context(for: request)))
         case .initiateSetuLink:
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
@@ -111,14 +97,7 @@ extension SandboxRouter {
         case .completeInstamojoCollect:
             guard let instamojo = simulator(.instamojo) as? InstamojoSimulator else { return Self.controlError(404, "instamojo is not simulated") }
             guard let body = request.body.isEmpty ? WireObject() : request.jsonObject() else { return Self.controlError(400, "body must be a JSON object") }
-            switch instamojo.completeCollect(paymentID: id, body: body, context: context(for: request)) {
-            case .refused(let status, let message):
-                return Self.controlError(status, message)
-            case .done(var result, let webhooks):
-                let deliveries = await dispatcher.deliver(webhooks)
-                result["webhooks"] = .array(deliveries.map { .object($0.summary) })
-                return .json(.object(result))
-            }
+            return await answer(instamojo.completeCollect(paymentID: id, body: body, context: context(for: request)))
         case .setuPartnerCall:
             guard let call = p["call"], call == "payment-status" || call == "refund" else {
                 return Self.controlError(404, "unknown control endpoint \(request.method) \(request.path) (see docs/sandbox.md)")
@@ -158,6 +137,18 @@ extension SandboxRouter {
             return .json(.object(["status": "cleared"]))
         case .removeFault:
             return faults.remove(id: id) ? .json(.object(["status": "removed"])) : Self.controlError(404, "no fault \(id)")
+        }
+    }
+
+    /// The answer to a completion: the refusal, or the result with the webhooks it sent (delivered first).
+    private func answer(_ outcome: ControlOutcome) async -> SandboxResponse {
+        switch outcome {
+        case .refused(let status, let message):
+            return Self.controlError(status, message)
+        case .done(var result, let webhooks):
+            let deliveries = await dispatcher.deliver(webhooks)
+            result["webhooks"] = .array(deliveries.map { .object($0.summary) })
+            return .json(.object(result))
         }
     }
 

@@ -61,16 +61,11 @@ extension InstamojoSimulator {
             return errors.response
         }
         return state.withLock { state in
-            guard var order = state.orders[orderID] else { return Self.notFound() }
-            guard order.status == "pending" else { return Self.message("This order is already \(order.status).", status: 400) }
-            let payment = Instamojo.Payment(
-                id: "MOJO" + Identifiers.base62(16).uppercased(), title: order.description ?? "Gateway order",
-                paymentRequestID: order.paymentRequestID, orderID: orderID, status: nil, amount: order.amount,
-                name: order.name, email: order.email, phone: order.phone, instrument: "UPI", failure: nil,
-                createdAt: context.nowMilliseconds, updatedAt: context.nowMilliseconds, vpa: vpa)
-            state.payments[payment.id] = payment
-            order.payments.append(payment.id)
-            state.orders[orderID] = order
+            let payment: Instamojo.Payment
+            switch state.startPayment(orderID: orderID, instrument: "UPI", vpa: vpa, context: context) {
+            case .success(let started): payment = started
+            case .failure(let refusal): return refusal.response
+            }
             let statusURL = context.rootURL + SandboxProvider.instamojo.basePath
                 + "/v2/gateway/orders/\(orderID)/upi/\(payment.id)/status/"
             return .json(.object(["payment_id": .string(payment.id), "status_code": .int(2),

@@ -27,16 +27,11 @@ extension InstamojoSimulator {
             return errors.response
         }
         return state.withLock { state in
-            guard var order = state.orders[orderID] else { return Self.notFound() }
-            guard order.status == "pending" else { return Self.message("This order is already \(order.status).", status: 400) }
-            let payment = Instamojo.Payment(
-                id: "MOJO" + Identifiers.base62(16).uppercased(), title: order.description ?? "Gateway order",
-                paymentRequestID: order.paymentRequestID, orderID: orderID, status: nil, amount: order.amount,
-                name: order.name, email: order.email, phone: order.phone, instrument: kind == "netbanking" ? "NETBANKING" : "WALLET",
-                failure: nil, createdAt: context.nowMilliseconds, updatedAt: context.nowMilliseconds, vpa: nil)
-            state.payments[payment.id] = payment
-            order.payments.append(payment.id)
-            state.orders[orderID] = order
+            let payment: Instamojo.Payment
+            switch state.startPayment(orderID: orderID, instrument: kind == "netbanking" ? "NETBANKING" : "WALLET", vpa: nil, context: context) {
+            case .success(let started): payment = started
+            case .failure(let refusal): return refusal.response
+            }
             let page = "<html><body><h1>Sandbox \(kind == "netbanking" ? "bank" : "wallet"): \(code)</h1>"
                 + "<p>Payment \(payment.id) of order \(orderID) is pending. Finish it with "
                 + "POST /_sandbox/instamojo/orders/\(orderID)/complete.</p></body></html>"

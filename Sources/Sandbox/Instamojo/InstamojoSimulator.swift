@@ -16,6 +16,31 @@ final class InstamojoSimulator: ProviderSimulator {
         var ordersByTransaction: [String: String] = [:]
         var payments: [String: Instamojo.Payment] = [:]
         var cases: [String: Instamojo.RefundCase] = [:]
+
+        /// A new pending payment of the pending gateway order `orderID` (UPI collect, bank or
+        /// wallet redirect), recorded on the order; refused (404, or 400 for an order no longer
+        /// pending) otherwise.
+        mutating func startPayment(orderID: String, instrument: String, vpa: String?,
+                                   context: SimulatorContext) -> Result<Instamojo.Payment, PaymentRefusal> {
+            guard var order = orders[orderID] else { return .failure(PaymentRefusal(response: InstamojoSimulator.notFound())) }
+            guard order.status == "pending" else {
+                return .failure(PaymentRefusal(response: InstamojoSimulator.message("This order is already \(order.status).", status: 400)))
+            }
+            let payment = Instamojo.Payment(
+                id: "MOJO" + Identifiers.base62(16).uppercased(), title: order.description ?? "Gateway order",
+                paymentRequestID: order.paymentRequestID, orderID: orderID, status: nil, amount: order.amount,
+                name: order.name, email: order.email, phone: order.phone, instrument: instrument, failure: nil,
+                createdAt: context.nowMilliseconds, updatedAt: context.nowMilliseconds, vpa: vpa)
+            payments[payment.id] = payment
+            order.payments.append(payment.id)
+            orders[orderID] = order
+            return .success(payment)
+        }
+    }
+
+    /// Why a payment could not start on an order: the answer to give.
+    struct PaymentRefusal: Error {
+        let response: SandboxResponse
     }
 
     let provider = SandboxProvider.instamojo
