@@ -7,13 +7,16 @@
                                            payment ids) for the orders in OUT_DIR/provider-orders → OUT_DIR/events
   load.py create URL KEY CONCURRENCY N     N createOrder calls, CONCURRENCY at a time over keep-alive
                                            connections; prints the gateway's own overhead
-                                           (extensions.timing totalMs - providerMs) p50/p90/p99 and the rate
+                                           (extensions.timing totalMs - providerMs) p50/p90/p99 and the rate;
+                                           PROVIDER=CASHFREE|INSTAMOJO (default RAZORPAY; those two need a
+                                           customer, so only RAZORPAY works without one)
   load.py check DATABASE_SQL_COUNTS ...    (run.sh queries PostgreSQL itself)
 """
 import hashlib
 import hmac
 import http.client
 import json
+import os
 import sys
 import threading
 import time
@@ -80,7 +83,7 @@ def create(url, key, concurrency, count):
     overheads, totals, failures = [], [], []
     lock = threading.Lock()
     per_thread = count // concurrency
-    query = 'mutation { createOrder(input: {amount: {amount: "50000"}, provider: RAZORPAY}) { order { id providerOrderId } userErrors { code } } }'
+    query = 'mutation { createOrder(input: {amount: {amount: "50000"}, provider: %s}) { order { id providerOrderId } userErrors { code } } }' % os.environ.get("PROVIDER", "RAZORPAY")
 
     def worker():
         connection = connection_for(url)

@@ -2,8 +2,8 @@
 # Benchmarks/gateway: the payments API under load, side by side in one run (README.md here).
 #  1. order(id) with its customer and payments over HTTP + PostgreSQL, wrk -c64: PayQL against
 #     node + graphql-js + node-pg on the same tables (node-order-server.js), rounds interleaved;
-#  2. createOrder against the in-process sandbox at zero latency, 32 at a time: the gateway's own
-#     overhead (extensions.timing totalMs - providerMs) p50/p99;
+#  2. createOrder against the in-process sandbox at zero latency, one at a time and 32 at a time:
+#     the gateway's own overhead (extensions.timing totalMs - providerMs) p50/p99;
 #  3. webhook ingestion: signed Razorpay payment.captured deliveries per second, each applied once.
 #
 #   Benchmarks/gateway/run.sh            ROUNDS=3 DURATION=5 ORDERS=400 CREATES=3000 EVENTS=60000
@@ -79,8 +79,11 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-echo "== 2. createOrder at the sandbox (zero latency), 32 concurrent, $CREATES calls"
-python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 32 "$CREATES"
+echo "== 2. createOrder at the sandbox (zero latency): one at a time (300 calls), then 32 concurrent ($CREATES calls)"
+# One at a time shows the gateway's own overhead without queueing; at 32 concurrent every part
+# (PayQL, the in-process sandbox, PostgreSQL, this load generator) waits for the two cores.
+echo "sequential $(python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 1 300)"
+echo "concurrent $(python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 32 "$CREATES")"
 
 echo "== 3. webhook ingestion: signed Razorpay payment.captured, wrk -t2 -c32 -d${DURATION}s"
 python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$WORK"
