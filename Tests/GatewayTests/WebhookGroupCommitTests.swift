@@ -144,6 +144,81 @@ import Testing
         }
     }
 
+    @Test func eachEventRowIsWrittenOnceWithItsOutcomeAndLinks() async throws {
+        try await GatewayHarness.run { h in
+            let order = try await Self.razorpayOrder(h)
+            var ignored = Self.delivery("evt_w4", order: "", payment: "pay_w4", status: .captured, salt: "4")
+            ignored.event.orderID = nil
+            let batch = [
+                Self.delivery("evt_w1", order: order.providerOrderID, payment: "pay_w1", status: .authorized, type: "payment.authorized"),
+                Self.delivery("evt_w2", order: order.providerOrderID, payment: "pay_w1", status: .captured),
+                Self.delivery("evt_w3", order: "order_nobody_made", payment: "pay_w3", status: .captured),
+                ignored,
+            ]
+            let results = await WebhookBatchWriter(pool: h.pool).write(batch)
+            #expect(Self.outcomes(results) == [.accepted("APPLIED"), .accepted("APPLIED"), .accepted("UNMATCHED"), .accepted("IGNORED")])
+            let rows = try await h.pool.query("""
+                SELECT event_id, outcome, order_id::text, payment_id::text, processed_at IS NOT NULL, ctid::text
+                FROM webhook_events ORDER BY received_at
+                """).decode((String, String, String?, String?, Bool, String).self)
+            let payment = try await h.pool.query("SELECT id::text FROM payments WHERE provider_payment_id = 'pay_w1'").single(String.self)
+            let orderRow = try await h.pool.query("SELECT id::text FROM orders WHERE provider_order_id = \(order.providerOrderID)").single(String.self)
+            #expect(rows.map(\.0) == ["evt_w1", "evt_w2", "evt_w3", "evt_w4"])
+            #expect(rows.map(\.1) == ["APPLIED", "APPLIED", "UNMATCHED", "IGNORED"])
+            // Both deliveries of the one payment link the payment the first one created.
+            #expect(rows.map(\.2) == [orderRow, orderRow, nil, nil])
+            #expect(rows.map(\.3) == [payment, payment, nil, nil])
+            #expect(rows.map(\.4) == [true, true, true, true])
+            // Written once: no row has a second version (an UPDATE after the INSERT would move them on).
+            #expect(rows.map(\.5) == ["(0,1)", "(0,2)", "(0,3)", "(0,4)"])
+            // A later capture of the stored payment links it too, and is written once as well.
+            let later = await WebhookBatchWriter(pool: h.pool).write([
+                Self.delivery("evt_w5", order: order.providerOrderID, payment: "pay_w1", status: .captured, salt: "5"),
+            ])
+            #expect(Self.outcomes(later) == [.accepted("APPLIED")])
+            let fifth = try await h.pool.query("SELECT payment_id::text, ctid::text FROM webhook_events WHERE event_id = 'evt_w5'")
+                .decode((String?, String).self)
+            #expect(fifth.first?.0 == payment)
+            #expect(fifth.first?.1 == "(0,5)")
+            #expect(try await h.count("payments") == 1)
+        }
+    }
+
+    @Test func predictionsFollowTheBatchInArrivalOrder() async throws {
+        try await GatewayHarness.run { h in
+            let order = try await Self.razorpayOrder(h)
+            _ = await WebhookBatchWriter(pool: h.pool).write([
+                Self.delivery("evt_p0", order: order.providerOrderID, payment: "pay_stored", status: .authorized, type: "payment.authorized"),
+            ])
+            let stored = try await h.pool.query("SELECT id FROM payments WHERE provider_payment_id = 'pay_stored'").single(UUID.self)
+            let orderID = try await h.pool.query("SELECT id FROM orders WHERE provider_order_id = \(order.providerOrderID)").single(UUID.self)
+            var refund = Self.delivery("evt_p5", order: order.providerOrderID, payment: "pay_stored", status: .captured).event
+            refund.refundID = "rfnd_1"
+            let events = [
+                Self.delivery("evt_p1", order: order.providerOrderID, payment: "pay_new", status: .authorized).event,
+                Self.delivery("evt_p2", order: order.providerOrderID, payment: "pay_new", status: .captured).event,
+                Self.delivery("evt_p3", order: order.providerOrderID, payment: "pay_stored", status: .captured).event,
+                Self.delivery("evt_p4", order: "order_absent", payment: "pay_x", status: .captured).event,
+                refund,
+                WebhookEvent(provider: .setu, eventID: "evt_p6", type: "bill", orderID: order.providerOrderID),
+            ]
+            let predicted = try await h.pool.withTransaction { connection in
+                var locks = WebhookLocks()
+                try await locks.prefetch(events, on: connection)
+                return WebhookBatchWriter.predictions(events, locks: locks)
+            }
+            let created = try #require(predicted[0].newPaymentID)
+            #expect(predicted[0].applied == AppliedWebhook(outcome: "APPLIED", orderID: orderID, paymentID: created))
+            // The second delivery of the new payment links the same one (and creates it with that id if the first was a duplicate).
+            #expect(predicted[1] == WebhookBatchWriter.Prediction(applied: AppliedWebhook(outcome: "APPLIED", orderID: orderID, paymentID: created),
+                                                                  newPaymentID: created))
+            #expect(predicted[2] == WebhookBatchWriter.Prediction(applied: AppliedWebhook(outcome: "APPLIED", orderID: orderID, paymentID: stored)))
+            #expect(predicted[3] == WebhookBatchWriter.Prediction(applied: AppliedWebhook(outcome: "UNMATCHED")))
+            #expect(predicted[4] == WebhookBatchWriter.Prediction())
+            #expect(predicted[5] == WebhookBatchWriter.Prediction())
+        }
+    }
+
     @Test(arguments: [1, 2])
     func concurrentDeliveriesThroughTheIntakeAreEachAppliedOnce(writers: Int) async throws {
         try await GatewayHarness.run { h in

@@ -75,7 +75,8 @@ struct WebhookService: Sendable {
 
     /// Applies an event to its order through `locks` (the rows its batch locked); returns the outcome
     /// and what the event row is to be linked to (written by the caller, for the whole batch at once).
-    static func apply(_ event: WebhookEvent, eventRowID: UUID, locks: inout WebhookLocks,
+    /// `newPaymentID`: the id of the payment the event creates, if it creates one (nil: PostgreSQL's).
+    static func apply(_ event: WebhookEvent, eventRowID: UUID, locks: inout WebhookLocks, newPaymentID: UUID? = nil,
                on connection: PostgresConnection) async throws -> AppliedWebhook {
         guard let providerOrderID = event.orderID else { return AppliedWebhook(outcome: "IGNORED") }
         guard var order = try await locks.order(provider: event.provider, id: providerOrderID, on: connection) else {
@@ -107,7 +108,8 @@ struct WebhookService: Sendable {
                                            status: status, rawStatus: event.rawPaymentStatus ?? status.name)
             let existing = try await locks.payment(provider: event.provider, id: paymentID, on: connection)
             let (payment, updated) = try await PaymentStore.record(reported, for: order, existing: existing, verification: .signedWebhook,
-                                                                   source: "WEBHOOK", webhookEventID: eventRowID, on: connection)
+                                                                   source: "WEBHOOK", webhookEventID: eventRowID, newID: newPaymentID,
+                                                                   on: connection)
             locks.store(payment)
             applied.paymentID = payment.id
             order = updated

@@ -55,7 +55,13 @@ struct WebhookBatchWriter: Sendable {
 
     /// The batch's statements, inside its transaction.
     static func apply(_ batch: [WebhookDelivery], on connection: PostgresConnection) async throws -> [WebhookService.Outcome] {
-        let rows = try await insert(batch, on: connection)
+        // Orders and payments are locked and read first, so each event row can be stored once with the
+        // outcome and links its delivery will have (``predictions(_:locks:)``) rather than stored as
+        // PROCESSING and updated after (a second version of every row, every index entry written twice).
+        var locks = WebhookLocks()
+        try await locks.prefetch(batch.map(\.event), on: connection)
+        let predicted = predictions(batch.map(\.event), locks: locks)
+        let rows = try await insert(batch, predicted: predicted.map(\.applied), on: connection)
         var outcomes = [WebhookService.Outcome](repeating: .duplicate, count: batch.count)
         var fresh: [(index: Int, row: UUID)] = []
         for (index, delivery) in batch.enumerated() {
@@ -69,13 +75,12 @@ struct WebhookBatchWriter: Sendable {
             }
         }
         guard !fresh.isEmpty else { return outcomes }
-        var locks = WebhookLocks()
-        try await locks.prefetch(fresh.map { batch[$0.index].event }, on: connection)
         var applied: [(row: UUID, AppliedWebhook)] = fresh.map { ($0.row, AppliedWebhook(outcome: "PROCESSING")) }
         for wave in waves(fresh.map { batch[$0.index].event }) {
             if wave.count == 1, let only = wave.first {
                 let (index, row) = fresh[only]
-                applied[only].1 = try await applyOne(batch[index], row: row, locks: &locks, on: connection)
+                applied[only].1 = try await applyOne(batch[index], row: row, newPaymentID: predicted[index].newPaymentID, locks: &locks,
+                                                     on: connection)
                 continue
             }
             // Deliveries of other orders and payments, applied side by side: their statements share the
@@ -84,10 +89,11 @@ struct WebhookBatchWriter: Sendable {
                 for position in wave {
                     let (index, row) = fresh[position]
                     let delivery = batch[index]
+                    let newPaymentID = predicted[index].newPaymentID
                     let fork = locks.fork()
                     group.addTask {
                         var mine = fork
-                        let result = try await applyOne(delivery, row: row, locks: &mine, on: connection)
+                        let result = try await applyOne(delivery, row: row, newPaymentID: newPaymentID, locks: &mine, on: connection)
                         return (position, result, mine)
                     }
                 }
@@ -101,12 +107,72 @@ struct WebhookBatchWriter: Sendable {
             }
         }
         for (position, (index, _)) in fresh.enumerated() { outcomes[index] = .accepted(applied[position].1.outcome) }
-        try await record(applied, on: connection)
+        // Written again only where applying gave something else than the row holds: events not predicted
+        // (refunds, Setu's) and the rare prediction applying proved wrong (it is then corrected here).
+        var corrections: [Correction] = []
+        for (position, (index, row)) in fresh.enumerated() where predicted[index].applied != applied[position].1 {
+            corrections.append(Correction(row: row, applied: applied[position].1, exact: predicted[index].applied != nil))
+        }
+        if !corrections.isEmpty { try await record(corrections, on: connection) }
         return outcomes
     }
 
+    /// What a delivery's event row is stored with before it is applied.
+    struct Prediction: Sendable, Equatable {
+        /// The outcome and links applying will give; nil: not predicted (stored PROCESSING, written after).
+        var applied: AppliedWebhook?
+        /// The id the payment the delivery creates gets (nil: it creates none, or it is not predicted).
+        var newPaymentID: UUID?
+    }
+
+    /// The outcome and links each event will have once applied, from the orders and payments `locks`
+    /// holds (locked by this transaction, so they cannot change behind it), in arrival order: an event
+    /// without an order id is IGNORED, one whose order is absent UNMATCHED, a payment event APPLIED and
+    /// linked to its order and to its payment — the one stored, or the one an earlier delivery of the
+    /// batch creates, or a new one whose id is chosen here (`newPaymentID`, which applying then uses).
+    /// Refunds and Setu's events (whose effect reaches other tables) and events whose rows were not
+    /// prefetched are not predicted. A prediction is checked against what applying gave, so a wrong one
+    /// costs an UPDATE, never a wrong row; the link to a payment inserted later in the transaction is
+    /// checked at commit (migration 0016 defers `webhook_events_payment_id_fkey`).
+    static func predictions(_ events: [WebhookEvent], locks: WebhookLocks) -> [Prediction] {
+        var created: [WebhookLocks.Key: UUID] = [:]
+        return events.map { event in
+            guard event.provider != .setu, event.refundID == nil, event.refundReference == nil else { return Prediction() }
+            guard let providerOrderID = event.orderID else { return Prediction(applied: AppliedWebhook(outcome: "IGNORED")) }
+            guard case .some(let known) = locks.known(order: providerOrderID, provider: event.provider) else { return Prediction() }
+            guard let order = known else { return Prediction(applied: AppliedWebhook(outcome: "UNMATCHED")) }
+            var applied = AppliedWebhook(outcome: "APPLIED", orderID: order.id)
+            var newPaymentID: UUID?
+            if let paymentID = event.paymentID, event.paymentStatus != nil, event.amount != nil {
+                switch locks.known(payment: paymentID, provider: event.provider) {
+                case .some(.some(let existing)):
+                    applied.paymentID = existing.id
+                case .some(.none):
+                    let key = WebhookLocks.Key(provider: event.provider, id: paymentID)
+                    let id = created[key] ?? UUID()
+                    created[key] = id
+                    newPaymentID = id
+                    applied.paymentID = id
+                case .none:
+                    return Prediction()
+                }
+            }
+            return Prediction(applied: applied, newPaymentID: newPaymentID)
+        }
+    }
+
+    /// An applied delivery whose row holds something else (``record(_:on:)``).
+    struct Correction: Sendable {
+        /// The event row.
+        var row: UUID
+        /// What applying gave.
+        var applied: AppliedWebhook
+        /// The row holds a prediction: its links are set to exactly these (else only filled in).
+        var exact: Bool
+    }
+
     /// One delivery's effect.
-    private static func applyOne(_ delivery: WebhookDelivery, row: UUID, locks: inout WebhookLocks,
+    private static func applyOne(_ delivery: WebhookDelivery, row: UUID, newPaymentID: UUID?, locks: inout WebhookLocks,
                                  on connection: PostgresConnection) async throws -> AppliedWebhook {
         guard delivery.event.provider != .setu else {
             // Bill payments: their own tables (and they read the body again); what they change is not in `locks`.
@@ -114,7 +180,7 @@ struct WebhookBatchWriter: Sendable {
             locks.forgetPayments()
             return AppliedWebhook(outcome: outcome)
         }
-        return try await WebhookService.apply(delivery.event, eventRowID: row, locks: &locks, on: connection)
+        return try await WebhookService.apply(delivery.event, eventRowID: row, locks: &locks, newPaymentID: newPaymentID, on: connection)
     }
 
     /// The deliveries (positions in `events`) in waves that may be applied side by side: a delivery
@@ -140,17 +206,22 @@ struct WebhookBatchWriter: Sendable {
         return waves
     }
 
-    /// Inserts every delivery (PROCESSING) in one statement; the row id of each one stored now, nil
-    /// for each duplicate. Rows go in in arrival order, so of two equal deliveries the first is stored,
-    /// and each gets its own `received_at` (the clock, not the transaction's start), so the log keeps that order.
-    private static func insert(_ batch: [WebhookDelivery], on connection: PostgresConnection) async throws -> [UUID?] {
+    /// Inserts every delivery in one statement, with its predicted outcome and links (PROCESSING when
+    /// not predicted); the row id of each one stored now, nil for each duplicate. Rows go in in arrival
+    /// order, so of two equal deliveries the first is stored, and each gets its own `received_at` (the
+    /// clock, not the transaction's start), so the log keeps that order.
+    private static func insert(_ batch: [WebhookDelivery], predicted: [AppliedWebhook?],
+                               on connection: PostgresConnection) async throws -> [UUID?] {
         let hashes = batch.map { Encoding.hex($0.bodyHash) }
         let inserted = try await connection.query("""
-            INSERT INTO webhook_events (provider, event_id, event_type, payload, body_hash, outcome, received_at)
-            SELECT provider, event_id, event_type, payload::jsonb, decode(body_hash, 'hex'), 'PROCESSING', clock_timestamp()
+            INSERT INTO webhook_events (provider, event_id, event_type, payload, body_hash, outcome, order_id, payment_id, processed_at, received_at)
+            SELECT provider, event_id, event_type, payload::jsonb, decode(body_hash, 'hex'), outcome, nullif(order_id, '')::uuid,
+                   nullif(payment_id, '')::uuid, CASE WHEN outcome <> 'PROCESSING' THEN now() END, clock_timestamp()
             FROM unnest(\(batch.map(\.event.provider.rawValue))::text[], \(batch.map(\.event.eventID))::text[],
-                        \(batch.map(\.event.type))::text[], \(batch.map(\.payload.text))::text[], \(hashes)::text[])
-                 WITH ORDINALITY AS delivery (provider, event_id, event_type, payload, body_hash, n)
+                        \(batch.map(\.event.type))::text[], \(batch.map(\.payload.text))::text[], \(hashes)::text[],
+                        \(predicted.map { $0?.outcome ?? "PROCESSING" })::text[], \(predicted.map { text($0?.orderID) })::text[],
+                        \(predicted.map { text($0?.paymentID) })::text[])
+                 WITH ORDINALITY AS delivery (provider, event_id, event_type, payload, body_hash, outcome, order_id, payment_id, n)
             ORDER BY n
             ON CONFLICT DO NOTHING
             RETURNING id, provider, event_id, encode(body_hash, 'hex')
@@ -167,6 +238,9 @@ struct WebhookBatchWriter: Sendable {
         return rows
     }
 
+    /// An optional id as text for a `text[]` (empty for none: `nullif(…, '')::uuid` reads it back).
+    private static func text(_ id: UUID?) -> String { id?.uuidString ?? "" }
+
     /// What identifies a stored row among the batch's deliveries.
     private struct StoredKey: Hashable {
         var provider: String
@@ -174,19 +248,22 @@ struct WebhookBatchWriter: Sendable {
         var hash: String
     }
 
-    /// Every applied delivery's outcome and links, in one statement.
-    private static func record(_ applied: [(row: UUID, AppliedWebhook)], on connection: PostgresConnection) async throws {
-        func text(_ id: UUID?) -> String { id?.uuidString ?? "" }
+    /// The outcome and links of every correction, in one statement: a predicted row's links are set
+    /// to what applying gave; a row stored PROCESSING keeps the links its apply wrote itself where it gave none.
+    private static func record(_ corrections: [Correction], on connection: PostgresConnection) async throws {
         _ = try await connection.query("""
             UPDATE webhook_events AS event
             SET outcome = applied.outcome, processed_at = now(),
-                order_id = coalesce(nullif(applied.order_id, '')::uuid, event.order_id),
-                payment_id = coalesce(nullif(applied.payment_id, '')::uuid, event.payment_id),
-                refund_id = coalesce(nullif(applied.refund_id, '')::uuid, event.refund_id)
-            FROM unnest(\(applied.map { $0.row.uuidString })::text[], \(applied.map(\.1.outcome))::text[],
-                        \(applied.map { text($0.1.orderID) })::text[], \(applied.map { text($0.1.paymentID) })::text[],
-                        \(applied.map { text($0.1.refundID) })::text[])
-                 AS applied (id, outcome, order_id, payment_id, refund_id)
+                order_id = CASE WHEN applied.exact = 't' THEN nullif(applied.order_id, '')::uuid
+                                ELSE coalesce(nullif(applied.order_id, '')::uuid, event.order_id) END,
+                payment_id = CASE WHEN applied.exact = 't' THEN nullif(applied.payment_id, '')::uuid
+                                  ELSE coalesce(nullif(applied.payment_id, '')::uuid, event.payment_id) END,
+                refund_id = CASE WHEN applied.exact = 't' THEN nullif(applied.refund_id, '')::uuid
+                                 ELSE coalesce(nullif(applied.refund_id, '')::uuid, event.refund_id) END
+            FROM unnest(\(corrections.map { $0.row.uuidString })::text[], \(corrections.map(\.applied.outcome))::text[],
+                        \(corrections.map { text($0.applied.orderID) })::text[], \(corrections.map { text($0.applied.paymentID) })::text[],
+                        \(corrections.map { text($0.applied.refundID) })::text[], \(corrections.map { $0.exact ? "t" : "f" })::text[])
+                 AS applied (id, outcome, order_id, payment_id, refund_id, exact)
             WHERE event.id = applied.id::uuid
             """)
     }

@@ -29,6 +29,10 @@ struct WebhookLocks: Sendable {
 
     /// Locks and reads, in two statements, every order and payment `events` name (orders first,
     /// each set in id order, so concurrent batches lock in one order and cannot deadlock each other).
+    /// Each statement matches the providers and the ids as two arrays (`provider = ANY(…) AND id = ANY(…)`),
+    /// which the unique index on both answers; the pairs written as a joined `unnest` were planned as a
+    /// scan of the whole table per batch. A row of another of the batch's providers whose id happens to
+    /// equal one of the ids is locked too and not kept.
     mutating func prefetch(_ events: [WebhookEvent], on connection: PostgresConnection) async throws {
         var orderKeys: Set<Key> = []
         var paymentKeys: Set<Key> = []
@@ -39,29 +43,28 @@ struct WebhookLocks: Sendable {
             }
         }
         if !orderKeys.isEmpty {
-            let keys = Array(orderKeys)
             let rows = try await connection.query("""
                 SELECT \(sql: OrderStore.columns) FROM orders
-                WHERE (provider, provider_order_id) IN (SELECT * FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]))
+                WHERE provider = ANY(\(Self.providers(orderKeys))::text[]) AND provider_order_id = ANY(\(orderKeys.map(\.id))::text[])
                 ORDER BY id FOR UPDATE
                 """)
-            for key in keys { orders[key] = .some(nil) }
+            for key in orderKeys { orders[key] = .some(nil) }
             for row in rows {
                 let order = try OrderStore.record(row)
-                if let id = order.providerOrderID { orders[Key(provider: order.provider, id: id)] = order }
+                if let id = order.providerOrderID, case let key = Key(provider: order.provider, id: id), orderKeys.contains(key) { orders[key] = order }
             }
         }
         if !paymentKeys.isEmpty {
-            let keys = Array(paymentKeys)
             let rows = try await connection.query("""
                 SELECT \(sql: PaymentStore.paymentColumns) FROM payments
-                WHERE (provider, provider_payment_id) IN (SELECT * FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]))
+                WHERE provider = ANY(\(Self.providers(paymentKeys))::text[]) AND provider_payment_id = ANY(\(paymentKeys.map(\.id))::text[])
                 ORDER BY id FOR UPDATE
                 """)
-            for key in keys { payments[key] = .some(nil) }
+            for key in paymentKeys { payments[key] = .some(nil) }
             for row in rows {
                 let payment = try PaymentStore.payment(row)
-                payments[Key(provider: payment.provider, id: payment.providerPaymentID)] = payment
+                let key = Key(provider: payment.provider, id: payment.providerPaymentID)
+                if paymentKeys.contains(key) { payments[key] = payment }
             }
         }
     }
@@ -123,6 +126,16 @@ struct WebhookLocks: Sendable {
         }
         if fork.forgotPayments { forgetPayments() }
     }
+
+    /// The distinct providers of `keys`, in name order.
+    private static func providers(_ keys: Set<Key>) -> [String] { Set(keys.map(\.provider.rawValue)).sorted() }
+
+    /// What is known now of the order `provider` knows as `id`: `.some(nil)` when it was looked for and is
+    /// absent, nil when it was not looked for (no statement: ``WebhookBatchWriter`` predicts from it).
+    func known(order id: String, provider: ProviderName) -> OrderRecord?? { orders[Key(provider: provider, id: id)] }
+
+    /// What is known now of the payment `provider` knows as `id` (as ``known(order:provider:)``).
+    func known(payment id: String, provider: ProviderName) -> PaymentRecord?? { payments[Key(provider: provider, id: id)] }
 
     /// `order` may have changed behind the cache: read it again when next needed (still locked).
     mutating func forgetOrder(_ order: OrderRecord) {
