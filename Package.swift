@@ -60,7 +60,7 @@ let package = Package(
         /// ProviderName, unified statuses, Secret. No I/O, no GraphQL words.
         .target(name: "PaymentsCore", swiftSettings: strictSettings),
         /// One adapter per provider: wire models, transformers, status and error mapping, webhooks.
-        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto", "Support"], swiftSettings: strictSettings),
+        .target(name: "Providers", dependencies: ["PaymentsCore", "HTTPClient", "Crypto", "JSON", "Support"], swiftSettings: strictSettings),
         /// Simulators of the four providers' REST APIs; shares no wire-model code with Providers.
         .target(name: "Sandbox", dependencies: ["HTTPServer", "HTTPClient", "Crypto", "Support"], swiftSettings: strictSettings),
 
