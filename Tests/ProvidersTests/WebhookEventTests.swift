@@ -20,6 +20,49 @@ import PaymentsCore
         #expect(derived.eventID == (try Webhooks.event(provider: .razorpay, request: WebhookRequest(headers: [], body: request.body))).eventID)
     }
 
+    /// Razorpay bodies are read by the project's JSON parser (``WebhookJSON``) into the envelope
+    /// `JSONDecoder` gives; whatever that reader gives up on still goes through `JSONDecoder`.
+    @Test func razorpayBodiesReadWithoutFoundationGiveWhatJSONDecoderGives() throws {
+        let bodies: [[UInt8]] = [
+            try Fixture.sample("razorpay", "webhook_payment_authorized"),
+            Array(#"{"entity":"event","event":"order.paid","payload":{"payment":{"entity":{"id":"pay_2","amount":50000,"currency":"INR","status":"captured","order_id":"order_2","method":"upi","captured":true,"amount_refunded":0,"error_code":null,"vpa":"a@b"}},"order":{"entity":{"id":"order_2","amount":50000,"amount_paid":50000,"amount_due":0,"currency":"INR","receipt":"r2","status":"paid","attempts":1,"notes":[]}}},"created_at":1796000000}"#.utf8),
+            Array(#"{"event":"refund.processed","payload":{"refund":{"entity":{"id":"rfnd_3","amount":100,"currency":"INR","payment_id":"pay_3","receipt":null,"status":"processed"}},"payment":null},"account_id":"acc_1"}"#.utf8),
+            Array(#"{"event":"payment.failed","payload":{"payment":{"entity":{"id":"pay_4","amount":100,"currency":"INR","status":"failed","error_code":"BAD_REQUEST_ERROR","error_description":"Payment failed","error_source":"bank","error_step":"payment_authorization","error_reason":"payment_failed"}}}}"#.utf8),
+        ]
+        for body in bodies {
+            let request = WebhookRequest(headers: [("x-razorpay-event-id", "evt_x")], body: body)
+            let read = try #require(RazorpayWebhookEvent(webhookJSON: body))
+            let decoded = try WireCoding.decodeOrExplain(RazorpayWebhookEvent.self, from: body).get()
+            #expect(try RazorpayWebhook.event(read, request: request) == RazorpayWebhook.event(decoded, request: request))
+            #expect(try Webhooks.event(provider: .razorpay, request: request) == RazorpayWebhook.event(decoded, request: request))
+        }
+        // Given up on (JSONDecoder decides): an amount with an exponent, a string amount, a repeated name
+        // (the parser keeps the last, JSONDecoder the first), an escaped name.
+        #expect(!WebhookJSON.mayRepeatAName(Array(#"{"a":{"a":[{"a":1},{"a":2}],"b":"a"},"b":[1,"b"]}"#.utf8)))
+        let others = [
+            #"{"event":"payment.captured","payload":{"payment":{"entity":{"id":"pay_5","amount":5e4,"currency":"INR","status":"captured"}}}}"#,
+            #"{"event":"payment.captured","payload":{"payment":{"entity":{"id":"pay_6","amount":"50000","currency":"INR","status":"captured"}}}}"#,
+            #"{"event":"payment.captured","payload":{"payment":null},"event":"payment.failed"}"#,
+            #"{"event":"payment.captured","payload":{"payment":{"entity":{"id":"pay_7","id":"pay_8","amount":1,"currency":"INR","status":"captured"}}}}"#,
+            #"{"event":"payment.captured","payload":{"payment":{"entity":{"id":"pay_9","amount":1,"currency":"INR","st\u0061tus":"captured"}}}}"#,
+        ].map { Array($0.utf8) }
+        for body in others {
+            #expect(RazorpayWebhookEvent(webhookJSON: body) == nil)
+            let request = WebhookRequest(headers: [("x-razorpay-event-id", "evt_y")], body: body)
+            switch WireCoding.decodeOrExplain(RazorpayWebhookEvent.self, from: body) {
+            case .success(let decoded):
+                #expect(try Webhooks.event(provider: .razorpay, request: request) == RazorpayWebhook.event(decoded, request: request))
+            case .failure(let failure):
+                #expect(throws: ProviderError.self) { try Webhooks.event(provider: .razorpay, request: request) }
+                do {
+                    _ = try Webhooks.event(provider: .razorpay, request: request)
+                } catch {
+                    #expect(error.message.contains(failure.message))
+                }
+            }
+        }
+    }
+
     @Test func cashfreeEventsKeepTheExactAmount() throws {
         let success = try Webhooks.event(provider: .cashfree, request: WebhookRequest(headers: [("x-idempotency-key", "k1")],
                                                                                         body: try Fixture.sample("cashfree", "webhook_payment_success")))
