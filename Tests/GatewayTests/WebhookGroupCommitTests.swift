@@ -202,11 +202,16 @@ import Testing
                 refund,
                 WebhookEvent(provider: .setu, eventID: "evt_p6", type: "bill", orderID: order.providerOrderID),
             ]
-            let predicted = try await h.pool.withTransaction { connection in
+            let (predicted, fork) = try await h.pool.withTransaction { connection in
                 var locks = WebhookLocks()
                 try await locks.prefetch(events, on: connection)
-                return WebhookBatchWriter.predictions(events, locks: locks)
+                return (WebhookBatchWriter.predictions(events, locks: locks), locks.fork(for: events[3]))
             }
+            // A delivery applied beside others gets only its own order and payment.
+            #expect(fork.known(order: "order_absent", provider: .razorpay).map { $0 == nil } == true)
+            #expect(fork.known(payment: "pay_x", provider: .razorpay).map { $0 == nil } == true)
+            #expect(fork.known(order: order.providerOrderID, provider: .razorpay) == nil)
+            #expect(fork.known(payment: "pay_stored", provider: .razorpay) == nil)
             let created = try #require(predicted[0].newPaymentID)
             #expect(predicted[0].applied == AppliedWebhook(outcome: "APPLIED", orderID: orderID, paymentID: created))
             // The second delivery of the new payment links the same one (and creates it with that id if the first was a duplicate).

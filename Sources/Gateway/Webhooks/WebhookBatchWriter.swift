@@ -90,7 +90,7 @@ struct WebhookBatchWriter: Sendable {
                     let (index, row) = fresh[position]
                     let delivery = batch[index]
                     let newPaymentID = predicted[index].newPaymentID
-                    let fork = locks.fork()
+                    let fork = locks.fork(for: delivery.event)
                     group.addTask {
                         var mine = fork
                         let result = try await applyOne(delivery, row: row, newPaymentID: newPaymentID, locks: &mine, on: connection)

@@ -28,29 +28,28 @@ struct WebhookJSON {
     /// name holds an escape (two spellings of one name are not compared). A scan of the bytes, each
     /// object's names compared as written.
     static func mayRepeatAName(_ body: [UInt8]) -> Bool {
-        // The open containers (true: an object), and the names seen in each open object.
-        var isObject: [Bool] = []
-        var names: [Set<ArraySlice<UInt8>>] = []
+        // The names of every open object, as byte ranges, one object after another; where each open
+        // object's names begin (nil for an open array). Objects are small: a name is compared with its
+        // object's earlier ones directly, with no hashing and no allocation per object.
+        var names: [Range<Int>] = []
+        var open: [Int?] = []
+        names.reserveCapacity(64)
+        open.reserveCapacity(16)
         var expectingName = false
         var position = 0
         while position < body.count {
             switch body[position] {
             case UInt8(ascii: "{"):
-                isObject.append(true)
-                names.append([])
+                open.append(names.count)
                 expectingName = true
             case UInt8(ascii: "["):
-                isObject.append(false)
+                open.append(nil)
                 expectingName = false
-            case UInt8(ascii: "}"):
-                _ = isObject.popLast()
-                _ = names.popLast()
-                expectingName = false
-            case UInt8(ascii: "]"):
-                _ = isObject.popLast()
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if case .some(.some(let first)) = open.popLast() { names.removeSubrange(first...) }
                 expectingName = false
             case UInt8(ascii: ","):
-                expectingName = isObject.last == true
+                expectingName = open.last.map { $0 != nil } ?? false
             case UInt8(ascii: "\""):
                 let start = position + 1
                 var end = start
@@ -62,8 +61,14 @@ struct WebhookJSON {
                     }
                     end += 1
                 }
-                if expectingName, !names.isEmpty {
-                    if escaped || !names[names.count - 1].insert(body[start..<min(end, body.count)]).inserted { return true }
+                end = min(end, body.count)
+                if expectingName, case .some(.some(let first)) = open.last {
+                    if escaped { return true }
+                    for earlier in names[first...] where earlier.count == end - start
+                        && body[earlier].elementsEqual(body[start..<end]) {
+                        return true
+                    }
+                    names.append(start..<end)
                 }
                 expectingName = false
                 position = end
