@@ -319,36 +319,75 @@ struct PlanningError: Error {
     let message: String
 }
 
-/// Fields grouped by response key, in first-appearance order. Selection sets are
-/// small, so a linear scan beats hashing until there are many keys; a key seen
-/// once (the common case) costs no array of its own.
+/// Fields grouped by response key, in first-appearance order, for every selection
+/// a planner is working on at once: one stack shared by its nested calls. A
+/// selection collects after the entries of the selections enclosing it and
+/// removes its own when planned, so once the arrays have grown, collecting
+/// allocates nothing. Selection sets are small, so a linear scan finds a key
+/// until a selection has many (then a dictionary, for that selection only).
 struct CollectedFields {
+    /// Response keys; parallel to ``firsts``.
     var keys: [String] = []
     /// The first field of each key (optional so that planning can move each out without a copy).
     var firsts: [Field?] = []
-    /// Further fields of a key, by key position (merged fields are rare).
-    var more: [Int: [Field]] = [:]
+    /// Further fields of a key, with the key's position (merged fields are rare).
+    var more: [(position: Int, field: Field)] = []
+    /// The fragments spread so far by the selection being collected.
+    var visited: [String] = []
+    /// Key positions by key, for the selection being collected when it has many keys.
     var index: [String: Int] = [:]
+    /// Where the selection being collected begins in ``keys``.
+    var base = 0
+    static let scanLimit = 24
 
     init() {
-        keys.reserveCapacity(16)
-        firsts.reserveCapacity(16)
+        keys.reserveCapacity(32)
+        firsts.reserveCapacity(32)
+    }
+
+    /// Where a selection's entries begin: its keys and merged fields.
+    struct Mark {
+        let keys: Int
+        let more: Int
+    }
+
+    /// Starts collecting a selection after the entries already held.
+    mutating func begin() -> Mark {
+        base = keys.count
+        visited.removeAll(keepingCapacity: true)
+        if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+        return Mark(keys: keys.count, more: more.count)
+    }
+
+    /// Removes the entries of the selection that began at `mark`.
+    mutating func end(_ mark: Mark) {
+        keys.removeSubrange(mark.keys...)
+        firsts.removeSubrange(mark.keys...)
+        if more.count > mark.more { more.removeSubrange(mark.more...) }
+    }
+
+    /// The further fields merged into the key at `position` (usually none: no array allocated).
+    func merged(into position: Int, since mark: Mark) -> [Field] {
+        guard more.count > mark.more else { return [] }
+        var fields: [Field] = []
+        for entry in more[mark.more...] where entry.position == position { fields.append(entry.field) }
+        return fields
     }
 
     mutating func add(_ field: borrowing Field) {
         let key = field.responseKey
-        if keys.count < 24 {
+        if keys.count - base < CollectedFields.scanLimit {
             let length = key.utf8.count
-            for position in keys.indices where keys[position].utf8.count == length && keys[position] == key {
-                more[position, default: []].append(copy field)
+            for position in base..<keys.count where keys[position].utf8.count == length && keys[position] == key {
+                more.append((position, copy field))
                 return
             }
         } else {
             if index.isEmpty {
-                for (position, existing) in keys.enumerated() { index[existing] = position }
+                for position in base..<keys.count { index[keys[position]] = position }
             }
             if let position = index[key] {
-                more[position, default: []].append(copy field)
+                more.append((position, copy field))
                 return
             }
             index[key] = keys.count
@@ -358,25 +397,40 @@ struct CollectedFields {
     }
 }
 
+/// The selection sets merged into one selection: a field's (and those of the
+/// fields merged with it under its response key), or an operation's.
+struct SubSelections {
+    let first: SelectionSet?
+    /// Fields merged into the key; their selection sets follow `first`'s.
+    let more: [Field]
+
+    /// Calls `body` with each selection set in order until it returns false; false then.
+    @inline(__always)
+    func allSatisfy(_ body: (SelectionSet) -> Bool) -> Bool {
+        if let first, !body(first) { return false }
+        for field in more {
+            if let set = field.selectionSet, !body(set) { return false }
+        }
+        return true
+    }
+}
+
 /// Builds ``OperationPlan``s: collects fields per object type, eagerly for every
 /// possible runtime type of abstract fields. Fields are found in the schema's
 /// ``PlanningCatalog``: one look-up per selected field, no schema structs copied.
 struct Planner {
     let schema: GraphQLSchema
     let catalog: PlanningCatalog
-    /// The document's fragments (the first of each name), in parallel with their names.
-    let fragmentNames: [String]
-    let fragmentDefinitions: [FragmentDefinition]
-    /// Positions by name, only for documents with many fragments (else a scan).
-    let fragmentIndex: [String: Int]
-    /// Values of the variables `@skip`/`@include` read (others are not consulted).
-    let variables: JSONObject
+    /// What collecting fields reads: the document's fragments and the condition variables.
+    let scope: PlanningScope
     var argumentSlots = 0
     /// Every field plan made so far; a plan's index is its position here.
     var all: [FieldPlan] = []
     /// Plans of selections made only of fragment spreads, by type and fragment
     /// names (few per document: a scan that allocates nothing to ask).
     var fragmentPlans: [FragmentOnlyPlan] = []
+    /// The fields of the selections being planned (see ``CollectedFields``).
+    var collected = CollectedFields()
     static let maxDepth = 256
     static let noArguments: Result<JSONObject, FieldError> = .success(JSONObject())
 
@@ -389,81 +443,59 @@ struct Planner {
     init(schema: GraphQLSchema, document: Document, variables: JSONObject) {
         self.schema = schema
         self.catalog = schema.planning
-        self.variables = variables
-        var names: [String] = []
-        var definitions: [FragmentDefinition] = []
-        var index: [String: Int] = [:]
-        for case .fragment(let fragment) in document.definitions where !names.contains(fragment.name.value) {
-            names.append(fragment.name.value)
-            definitions.append(fragment)
-        }
-        if names.count > 16 {
-            for (position, name) in names.enumerated() { index[name] = position }
-        }
-        fragmentNames = names
-        fragmentDefinitions = definitions
-        fragmentIndex = index
+        self.scope = PlanningScope(schema: schema, document: document, variables: variables)
         all.reserveCapacity(64)
-    }
-
-    /// The position of the fragment called `name`.
-    func fragmentPosition(_ name: String) -> Int? {
-        guard fragmentNames.count <= 16 else { return fragmentIndex[name] }
-        let length = name.utf8.count
-        for position in fragmentNames.indices where fragmentNames[position].utf8.count == length && fragmentNames[position] == name {
-            return position
-        }
-        return nil
     }
 
     mutating func plan(_ operation: OperationDefinition, rootType: GraphQLObjectType) throws(PlanningError) -> OperationPlan {
         guard let rootObject = catalog.object(named: rootType.name) else {
             throw PlanningError(message: "The root type \(rootType.name) is not an object type of the schema.")
         }
-        let root = try selection(for: rootObject, selectionSets: [operation.selectionSet], depth: 0)
+        let root = try selection(for: rootObject, SubSelections(first: operation.selectionSet, more: []), depth: 0)
         return OperationPlan(root: root, rootType: rootType, fields: all, argumentSlots: argumentSlots)
     }
 
-    mutating func selection(for object: PlanningObject, selectionSets: [SelectionSet], depth: Int) throws(PlanningError) -> SelectionPlan {
+    mutating func selection(for object: PlanningObject, _ sub: SubSelections, depth: Int) throws(PlanningError) -> SelectionPlan {
         guard depth < Planner.maxDepth else {
             throw PlanningError(message: "Selections nest more than \(Planner.maxDepth) levels deep (is there a fragment cycle?).")
         }
         // `{ ...Money }` in many places plans once per object type: a selection made
         // only of plain fragment spreads depends on nothing else.
-        guard Planner.isFragmentOnly(selectionSets) else { return try collectAndPlan(object, selectionSets, depth) }
-        for memo in fragmentPlans where memo.typeName == object.name && Planner.spreads(selectionSets, equal: memo.spreads) {
+        guard Planner.isFragmentOnly(sub) else { return try collectAndPlan(object, sub, depth) }
+        for memo in fragmentPlans where memo.typeName == object.name && Planner.spreads(sub, equal: memo.spreads) {
             return memo.plan
         }
-        let plan = try collectAndPlan(object, selectionSets, depth)
+        let plan = try collectAndPlan(object, sub, depth)
         var spreads: [String] = []
-        for selectionSet in selectionSets {
+        _ = sub.allSatisfy { selectionSet in
             for case .fragmentSpread(let spread) in selectionSet.selections { spreads.append(spread.name.value) }
+            return true
         }
         fragmentPlans.append(FragmentOnlyPlan(typeName: object.name, spreads: spreads, plan: plan))
         return plan
     }
 
     /// Whether every selection is a fragment spread without directives (and there is one at least).
-    static func isFragmentOnly(_ selectionSets: [SelectionSet]) -> Bool {
+    static func isFragmentOnly(_ sub: SubSelections) -> Bool {
         var any = false
-        for setPosition in selectionSets.indices {
-            let plain = selectionSets[setPosition].selections.withUnsafeBufferPointer { selections in
+        let plain = sub.allSatisfy { selectionSet in
+            let plain = selectionSet.selections.withUnsafeBufferPointer { selections in
                 for position in selections.indices {
                     guard case .fragmentSpread(let spread) = selections[position], spread.directives.isEmpty else { return false }
                 }
                 return true
             }
-            guard plain else { return false }
-            any = any || !selectionSets[setPosition].selections.isEmpty
+            any = any || !selectionSet.selections.isEmpty
+            return plain
         }
-        return any
+        return plain && any
     }
 
-    /// Whether the spreads of fragment-only `selectionSets` name `names`, in order.
-    static func spreads(_ selectionSets: [SelectionSet], equal names: [String]) -> Bool {
+    /// Whether the spreads of fragment-only selections `sub` name `names`, in order.
+    static func spreads(_ sub: SubSelections, equal names: [String]) -> Bool {
         var count = 0
-        for setPosition in selectionSets.indices {
-            let matches = selectionSets[setPosition].selections.withUnsafeBufferPointer { selections in
+        let matches = sub.allSatisfy { selectionSet in
+            selectionSet.selections.withUnsafeBufferPointer { selections in
                 for position in selections.indices {
                     guard count < names.count, case .fragmentSpread(let spread) = selections[position],
                           spread.name.value == names[count] else { return false }
@@ -471,31 +503,32 @@ struct Planner {
                 }
                 return true
             }
-            guard matches else { return false }
         }
-        return count == names.count
+        return matches && count == names.count
     }
 
-    private mutating func collectAndPlan(_ object: PlanningObject, _ selectionSets: [SelectionSet], _ depth: Int) throws(PlanningError) -> SelectionPlan {
-        var collected = CollectedFields()
-        var visited: [String] = []
-        for selectionSet in selectionSets {
-            collectFields(object.name, selectionSet, into: &collected, visited: &visited)
+    private mutating func collectAndPlan(_ object: PlanningObject, _ sub: SubSelections, _ depth: Int) throws(PlanningError) -> SelectionPlan {
+        let mark = collected.begin()
+        defer { collected.end(mark) }
+        if let first = sub.first { collected.collect(object.name, first, in: scope) }
+        for field in sub.more {
+            if let set = field.selectionSet { collected.collect(object.name, set, in: scope) }
         }
+        let end = collected.keys.count
         var plans: [FieldPlan] = []
-        plans.reserveCapacity(collected.keys.count)
-        for position in collected.keys.indices {
+        plans.reserveCapacity(end - mark.keys)
+        for position in mark.keys..<end {
             guard let first = collected.firsts[position].take(), let field = object.field(named: first.name.value) else { continue }
-            let moreNodes = collected.more.isEmpty ? [] : collected.more[position] ?? []
+            let moreNodes = collected.merged(into: position, since: mark)
             let completion: FieldPlan.Completion
             switch field.target {
             case .leaf(let leaf):
                 completion = leaf
             case .object(let target):
-                let subSelections = Planner.subSelections(first, moreNodes)
-                completion = .object(try selection(for: catalog.objects[target], selectionSets: subSelections, depth: depth + 1))
+                let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
+                completion = .object(try selection(for: catalog.objects[target], fieldSub, depth: depth + 1))
             case .abstract(let target):
-                let subSelections = Planner.subSelections(first, moreNodes)
+                let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
                 let abstract = catalog.abstracts[target]
                 var names: [String] = []
                 var selections: [SelectionPlan] = []
@@ -504,7 +537,7 @@ struct Planner {
                 for objectIndex in abstract.possible {
                     let possible = catalog.objects[objectIndex]
                     names.append(possible.name)
-                    selections.append(try selection(for: possible, selectionSets: subSelections, depth: depth + 1))
+                    selections.append(try selection(for: possible, fieldSub, depth: depth + 1))
                 }
                 completion = .abstract(AbstractPlan(name: abstract.name, resolveType: abstract.resolveType, names: names, selections: selections))
             case .invalid:
@@ -529,14 +562,6 @@ struct Planner {
         return SelectionPlan(fields: plans)
     }
 
-    /// The selection sets of the field nodes merged into one key.
-    static func subSelections(_ first: Field, _ moreNodes: [Field]) -> [SelectionSet] {
-        var sets: [SelectionSet] = []
-        if let set = first.selectionSet { sets.append(set) }
-        for node in moreNodes { if let set = node.selectionSet { sets.append(set) } }
-        return sets
-    }
-
     /// Arguments that use no variable are coerced once, here.
     func constantArguments(_ definitions: [GraphQLInputValueDefinition], _ field: Field) -> Result<JSONObject, FieldError>? {
         if definitions.isEmpty { return Planner.noArguments }
@@ -555,49 +580,6 @@ struct Planner {
         case .object(let object): return object.fields.contains { usesVariables($0.value) }
         default: return false
         }
-    }
-
-    func collectFields(_ typeName: String, _ selectionSet: SelectionSet, into collected: inout CollectedFields, visited: inout [String]) {
-        // Read in place: iterating the array would copy (retain) each selection's parts.
-        selectionSet.selections.withUnsafeBufferPointer { selections in
-            for position in selections.indices {
-                switch selections[position] {
-                case .field(let field):
-                    guard shouldInclude(field.directives) else { continue }
-                    collected.add(field)
-                case .inlineFragment(let fragment):
-                    guard shouldInclude(fragment.directives) else { continue }
-                    if let condition = fragment.typeCondition, !fragmentApplies(condition.name.value, to: typeName) { continue }
-                    collectFields(typeName, fragment.selectionSet, into: &collected, visited: &visited)
-                case .fragmentSpread(let spread):
-                    let name = spread.name.value
-                    guard !visited.contains(name), shouldInclude(spread.directives) else { continue }
-                    visited.append(name)
-                    guard let fragment = fragmentPosition(name),
-                          fragmentApplies(fragmentDefinitions[fragment].typeCondition.name.value, to: typeName) else { continue }
-                    collectFields(typeName, fragmentDefinitions[fragment].selectionSet, into: &collected, visited: &visited)
-                }
-            }
-        }
-    }
-
-    func fragmentApplies(_ condition: String, to typeName: String) -> Bool {
-        // Only abstract types have subtypes, so no look-up of the condition's kind is needed.
-        condition == typeName || schema.isSubType(typeName, of: condition)
-    }
-
-    /// `@skip(if:)` / `@include(if:)` (spec §6.3.2 steps 3.a–3.b).
-    func shouldInclude(_ directives: [Directive]) -> Bool {
-        if directives.isEmpty { return true }
-        for directive in directives {
-            let name = directive.name.value
-            guard name == "skip" || name == "include" else { continue }
-            guard let argument = directive.arguments.first(where: { $0.name.value == "if" }) else { continue }
-            let value = ValueCoercion.coerceLiteral(argument.value, to: .nonNull(.named("Boolean")), in: schema, variables: variables)
-            if name == "skip", value == .bool(true) { return false }
-            if name == "include", value != .bool(true) { return false }
-        }
-        return true
     }
 
     /// Names of the variables that `@skip`/`@include` read anywhere in `document`.
@@ -628,5 +610,94 @@ struct Planner {
             }
         }
         return names.sorted()
+    }
+}
+
+/// What collecting fields reads (spec §6.3.2 "CollectFields"): the document's
+/// fragments and the values of the variables `@skip`/`@include` read. Kept apart
+/// from the planner's mutable state, so collecting can read it while writing
+/// ``CollectedFields`` without copying either.
+struct PlanningScope {
+    let schema: GraphQLSchema
+    /// The document's fragments (the first of each name), in parallel with their names.
+    let fragmentNames: [String]
+    let fragmentDefinitions: [FragmentDefinition]
+    /// Positions by name, only for documents with many fragments (else a scan).
+    let fragmentIndex: [String: Int]
+    /// Values of the variables `@skip`/`@include` read (others are not consulted).
+    let variables: JSONObject
+
+    init(schema: GraphQLSchema, document: Document, variables: JSONObject) {
+        self.schema = schema
+        self.variables = variables
+        var names: [String] = []
+        var definitions: [FragmentDefinition] = []
+        var index: [String: Int] = [:]
+        for case .fragment(let fragment) in document.definitions where !names.contains(fragment.name.value) {
+            names.append(fragment.name.value)
+            definitions.append(fragment)
+        }
+        if names.count > 16 {
+            for (position, name) in names.enumerated() { index[name] = position }
+        }
+        fragmentNames = names
+        fragmentDefinitions = definitions
+        fragmentIndex = index
+    }
+
+    /// The position of the fragment called `name`.
+    func fragmentPosition(_ name: String) -> Int? {
+        guard fragmentNames.count <= 16 else { return fragmentIndex[name] }
+        let length = name.utf8.count
+        for position in fragmentNames.indices where fragmentNames[position].utf8.count == length && fragmentNames[position] == name {
+            return position
+        }
+        return nil
+    }
+
+    func fragmentApplies(_ condition: String, to typeName: String) -> Bool {
+        // Only abstract types have subtypes, so no look-up of the condition's kind is needed.
+        condition == typeName || schema.isSubType(typeName, of: condition)
+    }
+
+    /// `@skip(if:)` / `@include(if:)` (spec §6.3.2 steps 3.a–3.b).
+    func shouldInclude(_ directives: [Directive]) -> Bool {
+        if directives.isEmpty { return true }
+        for directive in directives {
+            let name = directive.name.value
+            guard name == "skip" || name == "include" else { continue }
+            guard let argument = directive.arguments.first(where: { $0.name.value == "if" }) else { continue }
+            let value = ValueCoercion.coerceLiteral(argument.value, to: .nonNull(.named("Boolean")), in: schema, variables: variables)
+            if name == "skip", value == .bool(true) { return false }
+            if name == "include", value != .bool(true) { return false }
+        }
+        return true
+    }
+}
+
+extension CollectedFields {
+    /// Adds the fields `selectionSet` selects on object type `typeName` to the selection being collected.
+    mutating func collect(_ typeName: String, _ selectionSet: SelectionSet, in scope: borrowing PlanningScope) {
+        // Read in place: iterating the array would copy (retain) each selection's parts.
+        selectionSet.selections.withUnsafeBufferPointer { selections in
+            for position in selections.indices {
+                switch selections[position] {
+                case .field(let field):
+                    guard scope.shouldInclude(field.directives) else { continue }
+                    add(field)
+                case .inlineFragment(let fragment):
+                    guard scope.shouldInclude(fragment.directives) else { continue }
+                    if let condition = fragment.typeCondition, !scope.fragmentApplies(condition.name.value, to: typeName) { continue }
+                    collect(typeName, fragment.selectionSet, in: scope)
+                case .fragmentSpread(let spread):
+                    let name = spread.name.value
+                    guard !visited.contains(name), scope.shouldInclude(spread.directives) else { continue }
+                    visited.append(name)
+                    guard let fragment = scope.fragmentPosition(name),
+                          scope.fragmentApplies(scope.fragmentDefinitions[fragment].typeCondition.name.value, to: typeName) else { continue }
+                    collect(typeName, scope.fragmentDefinitions[fragment].selectionSet, in: scope)
+                }
+            }
+        }
     }
 }

@@ -120,10 +120,19 @@ final class PlanningObject: Sendable {
 
     @inline(__always)
     private static func slot(_ name: String) -> Int {
+        // Names are native UTF-8 (contiguous): read in place, no index arithmetic.
+        let contiguous = name.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+            guard let first = bytes.first, let last = bytes.last else { return 0 }
+            return mix(bytes.count, first, last, bytes[bytes.count / 2])
+        }
+        if let contiguous { return contiguous }
         let utf8 = name.utf8
-        let count = utf8.count
         guard let first = utf8.first, let last = utf8.last else { return 0 }
-        let middle = utf8[utf8.index(utf8.startIndex, offsetBy: count / 2)]
+        return mix(utf8.count, first, last, utf8[utf8.index(utf8.startIndex, offsetBy: utf8.count / 2)])
+    }
+
+    @inline(__always)
+    private static func mix(_ count: Int, _ first: UInt8, _ last: UInt8, _ middle: UInt8) -> Int {
         var hash = count &* 0x9E37_79B1
         hash ^= Int(first) &* 0x85EB_CA77
         hash ^= Int(last) &* 0xC2B2_AE3D
