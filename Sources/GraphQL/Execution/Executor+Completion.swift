@@ -6,6 +6,24 @@ extension Executor where Output: ~Copyable {
     /// value is written to the output (or left pending).
     mutating func completeValue(_ level: Int, _ plan: FieldPlan, _ raw: (any Sendable)?) throws(FieldError) -> Completed {
         guard let raw else { return try writeNull(level, plan) }
+        // Host values (views read through `GraphQLFieldReadable`, plain Swift leaves)
+        // are told apart first, by their type or one cast, not after the failing
+        // casts below (each failing cast also copies the value). Neither a
+        // `JSONValue`, a `Deferred` nor a list is such a value, so the outcome is the same.
+        if !plan.shape.isList(level) {
+            switch plan.leafShortcut {
+            case .builtin, .enumName:
+                // A built-in scalar or enum completes a plain Swift value as it completes
+                // the same value as JSON (custom scalars see the value itself: not here).
+                if let json = plainJSON(raw) {
+                    return try withUnsafePointer(to: json) { pointer throws(FieldError) in try completeJSON(level, plan, at: pointer) }
+                }
+            case .passThrough, .none:
+                if let shared = plan.objectSelection, let readable = raw as? any GraphQLFieldReadable {
+                    return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(raw), properties: .readable(readable)) }
+                }
+            }
+        }
         if let json = raw as? JSONValue {
             // Completed through a pointer (see ``JSONMembers``): `json` keeps it alive.
             return try withUnsafePointer(to: json) { pointer throws(FieldError) in try completeJSON(level, plan, at: pointer) }
@@ -274,10 +292,60 @@ extension Executor where Output: ~Copyable {
 
     /// The default resolver for values that are not JSON objects.
     static func property(of source: any Sendable, _ name: String) -> (any Sendable)? {
-        if let dictionary = source as? [String: any Sendable] { return dictionary[name] ?? nil }
-        if let readable = source as? any GraphQLFieldReadable { return readable.graphQLField(name) }
-        if let object = source as? JSONObject { return object[name] }
-        if let json = source as? JSONValue, case .object(let object) = json { return object[name] }
-        return nil
+        PropertyReader(source).property(name)
     }
+}
+
+/// How the default resolver reads the properties of one parent value that is not
+/// a JSON object read in place: the value cast once to the form it has, so that
+/// reading each selected field costs no further dynamic cast.
+enum PropertyReader {
+    case dictionary([String: any Sendable])
+    case readable(any GraphQLFieldReadable)
+    case object(JSONObject)
+    case none
+
+    init(_ source: any Sendable) {
+        if let dictionary = source as? [String: any Sendable] {
+            self = .dictionary(dictionary)
+        } else if let readable = source as? any GraphQLFieldReadable {
+            self = .readable(readable)
+        } else if let object = source as? JSONObject {
+            self = .object(object)
+        } else if let json = source as? JSONValue, case .object(let object) = json {
+            self = .object(object)
+        } else {
+            self = .none
+        }
+    }
+
+    /// The property called `name`; `nil` for null or when the value has no such property.
+    func property(_ name: String) -> (any Sendable)? {
+        switch self {
+        case .dictionary(let dictionary): return dictionary[name] ?? nil
+        case .readable(let readable): return readable.graphQLField(name)
+        case .object(let object): return object[name]
+        case .none: return nil
+        }
+    }
+}
+
+/// The JSON form of a resolver's value when its type is one of the plain Swift
+/// types built-in scalars take (`String`, `Int`, `Int64`, `Int32`, `Double`,
+/// `Bool`), found by comparing its type, which costs no dynamic cast; `nil` for
+/// any other type (which then goes through the casts of ``BuiltinScalar/serialize(_:)``,
+/// to the same result).
+@inline(__always)
+func plainJSON(_ raw: any Sendable) -> JSONValue? {
+    plainJSON(opened: raw)
+}
+
+private func plainJSON<Value: Sendable>(opened value: Value) -> JSONValue? {
+    if Value.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+    if Value.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+    if Value.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
+    if Value.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+    if Value.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+    if Value.self == Int32.self { return .int(Int64(unsafeBitCast(value, to: Int32.self))) }
+    return nil
 }

@@ -145,17 +145,28 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     // MARK: Objects
 
     /// Executes a selection on `source` (spec §6.3 "ExecuteSelectionSet").
-    mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource) -> Completed {
+    /// `properties`: how the default resolver reads the source's properties, when
+    /// the caller already knows (else found on the first field that needs it).
+    mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource, properties known: PropertyReader? = nil) -> Completed {
         if case .json(let members) = source { return executeFields(selection, members: members) }
         let fields = selection.fields
         let start = out.position
         out.beginObject()
         var node: ResultNode?
+        // How the default resolver reads this value's properties, found by one
+        // dynamic cast per object (on its first such field) instead of one per field.
+        var properties = known
         for position in fields.indices {
             let plan = fields[position]
             out.key(plan, first: position == 0)
             pushField(plan)
-            let completed = executeField(plan, source: source)
+            let completed: Completed
+            if plan.readsProperty {
+                if properties == nil { properties = PropertyReader(source.boxed) }
+                completed = complete(0, plan, properties?.property(plan.fieldName) ?? nil)
+            } else {
+                completed = executeField(plan, source: source)
+            }
             let placed = placeField(completed, plan, selection, start, &node)
             pop()
             if !placed { return .failed }
