@@ -30,6 +30,8 @@ public final class GraphQLSchema: Sendable {
     let interfaceImplementations: [String: [String]]
     /// Each object type's fields as planning needs them (see ``PlanningCatalog``).
     let planning: PlanningCatalog
+    /// Types and fields as validation looks them up (see ``ValidationCatalog``).
+    let validation: ValidationCatalog
 
     /// Builds a schema from named types.
     ///
@@ -120,6 +122,8 @@ public final class GraphQLSchema: Sendable {
         self.subTypeMap = subTypes
         self.interfaceImplementations = interfaceImplementations
         self.planning = PlanningCatalog(types: ordered, queryTypeName: query, possibleTypeMap: possible)
+        self.validation = ValidationCatalog(types: ordered, queryTypeName: query, mutationTypeName: mutation,
+                                            subscriptionTypeName: subscription)
     }
 
     // MARK: Look-up

@@ -52,6 +52,8 @@ struct DeferredOperationEndCheck {
 /// Validates one document against one schema; used once.
 final class DocumentValidator {
     let schema: GraphQLSchema
+    /// The schema's types and fields as validation looks them up.
+    let catalog: ValidationCatalog
     let document: Document
     let maxErrors: Int
 
@@ -63,9 +65,11 @@ final class DocumentValidator {
     var throwsAtLimit = true
 
     /// Fragment definitions by name: the last definition of a name wins, as in graphql-js.
-    let fragmentIndexByName: [String: Int]
+    let fragmentIndexByName: FragmentNameIndex
     /// Each definition's `FragmentDefinition`, or nil for other definitions.
     let fragmentAt: [FragmentDefinition?]
+    /// Offset of each fragment definition's selection set (-1 for other definitions).
+    let fragmentSelectionStart: [Int]
     /// Variable usages of each fragment definition (by definition index), once walked.
     var fragmentUsages: [[ValidationVariableUsage]?]
     /// Spreads of each fragment definition (by definition index), in graphql-js's order.
@@ -85,13 +89,14 @@ final class DocumentValidator {
     var currentUsages: [ValidationVariableUsage] = []
 
     /// State of OverlappingFieldsCanBeMerged shared across the whole document.
-    var overlap = OverlapState()
+    var overlap: OverlapState
 
     /// State of UniqueOperationNames / UniqueFragmentNames.
     var knownOperationNames: [String: Int] = [:]
-    var knownFragmentNames: [String: Int] = [:]
-    /// State of NoFragmentCycles.
-    var cycleVisited: Set<String> = []
+    /// The first offset of each fragment name, at the definition index its name resolves to.
+    var knownFragmentNameOffsets: [Int?]
+    /// State of NoFragmentCycles: fragments visited, at the definition index their name resolves to.
+    var cycleVisited: [Bool]
     /// Number of operations in the document (LoneAnonymousOperation).
     let operationCount: Int
     /// The operations by definition index (nil for other definitions).
@@ -106,9 +111,12 @@ final class DocumentValidator {
 
     init(schema: GraphQLSchema, document: Document, maxErrors: Int) {
         self.schema = schema
+        self.catalog = schema.validation
         self.document = document
         self.maxErrors = maxErrors
-        var byName: [String: Int] = [:]
+        var fragmentNames: [String] = []
+        var selectionStarts = [Int](repeating: -1, count: document.definitions.count)
+        var fragmentIndexes: [Int] = []
         var fragments: [FragmentDefinition?] = []
         var operations: [OperationDefinition?] = []
         var directives: [String: DirectiveDefinition] = [:]
@@ -120,7 +128,9 @@ final class DocumentValidator {
         for index in 0..<count {
             switch document.definitions[index] {
             case .fragment(let fragment):
-                byName[fragment.name.value] = index
+                fragmentNames.append(fragment.name.value)
+                fragmentIndexes.append(index)
+                selectionStarts[index] = fragment.selectionSet.loc.start
                 fragments.append(fragment)
                 operations.append(nil)
             case .operation(let operation):
@@ -140,8 +150,12 @@ final class DocumentValidator {
         }
         self.fragmentUsages = [[ValidationVariableUsage]?](repeating: nil, count: count)
         self.fragmentSpreadCache = [[ValidationSpread]?](repeating: nil, count: count)
-        self.fragmentIndexByName = byName
+        self.fragmentIndexByName = FragmentNameIndex(names: fragmentNames, definitionIndexes: fragmentIndexes)
+        self.knownFragmentNameOffsets = [Int?](repeating: nil, count: count)
+        self.cycleVisited = [Bool](repeating: false, count: count)
+        self.overlap = OverlapState(definitionCount: count)
         self.fragmentAt = fragments
+        self.fragmentSelectionStart = selectionStarts
         self.operationAt = operations
         self.documentDirectives = directives
         self.operationCount = operationCount

@@ -75,7 +75,7 @@ extension DocumentValidator {
         try checkVariableIsInputType(definition, type: type)
         try checkUniqueDirectives(definition.directives)
         try checkKnownTypeName(definition.type.namedType, inTypeSystem: false)
-        let inputType = type.flatMap { schema.isInputType($0) ? $0 : nil }
+        let inputType = type.flatMap { catalog.namedType(of: $0)?.isInput ?? false ? $0 : nil }
         if let value = definition.defaultValue {
             try walkValue(value, ValidationValuePosition(type: inputType, parentType: nil, hasDefault: false, oneOfType: nil), checkValues: true)
         }
@@ -87,7 +87,7 @@ extension DocumentValidator {
     // MARK: Fragments
 
     func walkFragmentDefinition(_ fragment: FragmentDefinition, index: Int) throws(ValidationAborted) {
-        let conditionType = typeFromAST(.named(fragment.typeCondition)).flatMap { schema.namedType(of: $0) }
+        let conditionType = catalog.type(named: fragment.typeCondition.name.value)
         try checkFragmentDefinitionIsComposite(fragment, type: conditionType)
         try checkUniqueFragmentName(fragment)
         try checkFragmentCycles(fragment, index: index)
@@ -98,7 +98,7 @@ extension DocumentValidator {
         for directive in fragment.directives {
             try walkDirective(directive, location: .fragmentDefinition, fieldDefinition: nil, parentType: nil)
         }
-        let outputType = conditionType.flatMap { $0.isOutputType ? $0 : nil }
+        let outputType = conditionType.flatMap { $0.isOutput ? $0 : nil }
         try walkSelectionSet(fragment.selectionSet, type: outputType, fieldDefinition: nil, introspectionChecked: false)
         fragmentUsages[index] = currentUsages
     }
@@ -109,12 +109,12 @@ extension DocumentValidator {
     /// (graphql-js `getNamedType(getType())`); `fieldDefinition` the enclosing field's.
     func walkSelectionSet(
         _ selectionSet: SelectionSet,
-        type: GraphQLNamedType?,
-        fieldDefinition: GraphQLFieldDefinition?,
+        type: ValidationType?,
+        fieldDefinition: ValidationField?,
         introspectionChecked: Bool
     ) throws(ValidationAborted) {
-        var parentType: GraphQLNamedType?
-        if let type, type.isCompositeType { parentType = type }
+        var parentType: ValidationType?
+        if let type, type.isComposite { parentType = type }
         if !collectOnly {
             try checkOverlappingFields(selectionSet, parentType: parentType)
         }
@@ -131,12 +131,12 @@ extension DocumentValidator {
         }
     }
 
-    func walkField(_ field: Field, parentType: GraphQLNamedType?, introspectionChecked: Bool) throws(ValidationAborted) {
-        var definition: GraphQLFieldDefinition?
-        var namedType: GraphQLNamedType?
+    func walkField(_ field: Field, parentType: ValidationType?, introspectionChecked: Bool) throws(ValidationAborted) {
+        var definition: ValidationField?
+        var namedType: ValidationType?
         if let parentType {
-            definition = fieldDefinition(on: parentType, named: field.name.value)
-            if let type = definition?.type { namedType = schema.namedType(of: type) }
+            definition = catalog.field(on: parentType, named: field.name.value)
+            if let definition { namedType = catalog.namedType(of: definition) }
         }
         try checkScalarLeaf(field, type: definition?.type, namedType: namedType)
         try checkFieldOnCorrectType(field, parentType: parentType, definition: definition)
@@ -154,7 +154,7 @@ extension DocumentValidator {
             try walkDirective(directive, location: .field, fieldDefinition: definition, parentType: parentType)
         }
         if let selectionSet = field.selectionSet {
-            let outputType = namedType.flatMap { $0.isOutputType ? $0 : nil }
+            let outputType = namedType.flatMap { $0.isOutput ? $0 : nil }
             try walkSelectionSet(selectionSet, type: outputType, fieldDefinition: definition,
                                  introspectionChecked: childIntrospectionChecked)
         }
@@ -163,8 +163,8 @@ extension DocumentValidator {
 
     func walkFragmentSpread(
         _ spread: FragmentSpread,
-        parentType: GraphQLNamedType?,
-        fieldDefinition: GraphQLFieldDefinition?
+        parentType: ValidationType?,
+        fieldDefinition: ValidationField?
     ) throws(ValidationAborted) {
         try checkKnownFragmentName(spread)
         try checkPossibleFragmentSpread(spread, parentType: parentType)
@@ -176,19 +176,19 @@ extension DocumentValidator {
 
     func walkInlineFragment(
         _ inline: InlineFragment,
-        enclosingType: GraphQLNamedType?,
-        parentType: GraphQLNamedType?,
-        fieldDefinition: GraphQLFieldDefinition?,
+        enclosingType: ValidationType?,
+        parentType: ValidationType?,
+        fieldDefinition: ValidationField?,
         introspectionChecked: Bool
     ) throws(ValidationAborted) {
         // TypeInfo: the condition's type, or the enclosing named type.
-        let type: GraphQLNamedType?
+        let type: ValidationType?
         if let condition = inline.typeCondition {
-            type = schema.type(named: condition.name.value)
+            type = catalog.type(named: condition.name.value)
         } else {
             type = enclosingType
         }
-        let outputType = type.flatMap { $0.isOutputType ? $0 : nil }
+        let outputType = type.flatMap { $0.isOutput ? $0 : nil }
         try checkInlineFragmentIsComposite(inline, type: type)
         try checkPossibleInlineFragment(inline, type: outputType, parentType: parentType)
         try checkUniqueDirectives(inline.directives)
@@ -209,8 +209,8 @@ extension DocumentValidator {
     func walkDirective(
         _ directive: Directive,
         location: DirectiveLocation,
-        fieldDefinition: GraphQLFieldDefinition?,
-        parentType: GraphQLNamedType?
+        fieldDefinition: ValidationField?,
+        parentType: ValidationType?
     ) throws(ValidationAborted) {
         let schemaDirective = schema.directive(named: directive.name.value)
         try checkKnownDirective(directive, location: location)
@@ -225,10 +225,10 @@ extension DocumentValidator {
 
     func walkArgument(
         _ argument: Argument,
-        fieldDefinition: GraphQLFieldDefinition?,
+        fieldDefinition: ValidationField?,
         directive: GraphQLDirective?,
         inDirective: Bool,
-        parentType: GraphQLNamedType?
+        parentType: ValidationType?
     ) throws(ValidationAborted) {
         // TypeInfo looks the argument up on the directive, else on the field.
         let definition: GraphQLInputValueDefinition?

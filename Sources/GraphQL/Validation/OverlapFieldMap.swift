@@ -115,33 +115,43 @@ struct OverlapConflict {
     var fields2: [Int]
 }
 
-/// Pairs of fragment names already compared, and whether under mutual exclusion
-/// (graphql-js `PairSet`).
+/// Pairs of fragments (by definition index) already compared, and whether
+/// under mutual exclusion (graphql-js `PairSet`). A flat table for documents of
+/// up to 128 definitions, a dictionary past that.
 struct OverlapFragmentPairs {
-    private var pairs: [OverlapFragmentPair: Bool] = [:]
+    /// 0: not compared; 1: compared, not mutually exclusive; 2: compared, mutually exclusive.
+    private var table: [UInt8] = []
+    private var pairs: [Int: Bool] = [:]
+    private let count: Int
 
-    func has(_ a: String, _ b: String, mutuallyExclusive: Bool) -> Bool {
-        guard let stored = pairs[OverlapFragmentPair(a, b)] else { return false }
+    init(definitionCount: Int) {
+        count = definitionCount
+    }
+
+    private func key(_ a: Int, _ b: Int) -> Int {
+        a < b ? a * count + b : b * count + a
+    }
+
+    func has(_ a: Int, _ b: Int, mutuallyExclusive: Bool) -> Bool {
+        let stored: Bool
+        if count <= 128 {
+            guard !table.isEmpty else { return false }
+            let mark = table[key(a, b)]
+            if mark == 0 { return false }
+            stored = mark == 2
+        } else {
+            guard let found = pairs[key(a, b)] else { return false }
+            stored = found
+        }
         return mutuallyExclusive ? true : stored == mutuallyExclusive
     }
 
-    mutating func add(_ a: String, _ b: String, mutuallyExclusive: Bool) {
-        pairs[OverlapFragmentPair(a, b)] = mutuallyExclusive
-    }
-}
-
-/// An unordered pair of fragment names.
-struct OverlapFragmentPair: Hashable {
-    var first: String
-    var second: String
-
-    init(_ a: String, _ b: String) {
-        if a < b {
-            first = a
-            second = b
+    mutating func add(_ a: Int, _ b: Int, mutuallyExclusive: Bool) {
+        if count <= 128 {
+            if table.isEmpty { table = [UInt8](repeating: 0, count: count * count) }
+            table[key(a, b)] = mutuallyExclusive ? 2 : 1
         } else {
-            first = b
-            second = a
+            pairs[key(a, b)] = mutuallyExclusive
         }
     }
 }
@@ -155,6 +165,11 @@ struct OverlapState {
     var depthExceeded = false
     var depthReported = false
     /// Fragments spread at the top of each fragment (by definition index), when its map was not needed.
-    var topLevelFragmentNames: [Int: [String]] = [:]
-    var comparedPairs = OverlapFragmentPairs()
+    var topLevelFragmentNames: [[String]?]
+    var comparedPairs: OverlapFragmentPairs
+
+    init(definitionCount: Int) {
+        comparedPairs = OverlapFragmentPairs(definitionCount: definitionCount)
+        topLevelFragmentNames = [[String]?](repeating: nil, count: definitionCount)
+    }
 }

@@ -7,7 +7,7 @@ extension DocumentValidator {
     func typeFromAST(_ type: TypeReference) -> GraphQLTypeReference? {
         switch type {
         case .named(let named):
-            return schema.type(named: named.name.value) == nil ? nil : .named(named.name.value)
+            return catalog.type(named: named.name.value) == nil ? nil : .named(named.name.value)
         case .list(let list):
             return typeFromAST(list.type).map { .list($0) }
         case .nonNull(let nonNull):
@@ -16,36 +16,12 @@ extension DocumentValidator {
     }
 
     /// The root type of an operation, if the schema has one (an object type).
-    func rootType(of operation: OperationType) -> GraphQLNamedType? {
-        let object: GraphQLObjectType? = switch operation {
-        case .query: schema.queryType
-        case .mutation: schema.mutationType
-        case .subscription: schema.subscriptionType
+    func rootType(of operation: OperationType) -> ValidationType? {
+        switch operation {
+        case .query: catalog.queryRoot
+        case .mutation: catalog.mutationRoot
+        case .subscription: catalog.subscriptionRoot
         }
-        return object.map { .object($0) }
-    }
-
-    /// graphql-js TypeInfo's `getFieldDef`: a field of an object or interface,
-    /// `__typename` on any composite type, `__schema` and `__type` on the query root.
-    func fieldDefinition(on parentType: GraphQLNamedType, named name: String) -> GraphQLFieldDefinition? {
-        if name.utf8.first == UInt8(ascii: "_") {
-            if name == "__typename" { return parentType.isCompositeType ? IntrospectionTypes.typenameField : nil }
-            if name == "__schema" || name == "__type", parentType.name == schema.queryTypeName {
-                return name == "__schema" ? IntrospectionTypes.schemaField : IntrospectionTypes.typeField
-            }
-        }
-        switch parentType {
-        case .object(let object): return object.field(named: name)
-        case .interface(let interface): return interface.field(named: name)
-        default: return nil
-        }
-    }
-
-    /// Whether `type` is an object type (graphql-js `isObjectType`).
-    @inline(__always)
-    func isObject(_ type: GraphQLNamedType?) -> Bool {
-        if case .object? = type { return true }
-        return false
     }
 
     // MARK: Locations

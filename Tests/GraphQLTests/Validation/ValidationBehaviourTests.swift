@@ -41,6 +41,34 @@ import Testing
         #expect(validate(schema: schema, document: document).isEmpty)
     }
 
+    /// Validation looks types and fields up in a per-schema table whose slots come
+    /// from a name's length and first, middle and last bytes: names alike in all
+    /// four (`Faaaz` / `Fbaaz`, `xaaaz` / `xbaaz` / `xcaaz`) still find their own
+    /// definitions, and a repeated fragment name finds the last fragment of that
+    /// name. Messages and locations as graphql-js 16 reports them.
+    @Test func lookalikeNamesFindTheirOwnDefinitions() throws {
+        let schema = try GraphQLSchema(sdl: """
+        type Query { faaaz: Faaaz fbaaz: Fbaaz }
+        type Faaaz { xaaaz: Int }
+        type Fbaaz { xbaaz: String xcaaz: Faaaz }
+        """)
+        func check(_ query: String) throws -> [[String]] {
+            try validate(schema: schema, document: Parser.parse(query)).map { error in
+                [error.message] + error.locations.map(\.description)
+            }
+        }
+        #expect(try check("{ faaaz { xaaaz } fbaaz { xbaaz xcaaz { xaaaz } } }").isEmpty)
+        #expect(try check("{ faaaz { xaaaz xbaaz } fbaaz { xbaaz xcaaz { xaaaz } xdaaz } ... on Fbaaz { xbaaz } }") == [
+            ["Cannot query field \"xbaaz\" on type \"Faaaz\". Did you mean \"xaaaz\"?", "1:17"],
+            ["Cannot query field \"xdaaz\" on type \"Fbaaz\". Did you mean \"xbaaz\" or \"xcaaz\"?", "1:55"],
+            ["Fragment cannot be spread here as objects of type \"Query\" can never be of type \"Fbaaz\".", "1:63"],
+        ])
+        #expect(try check("{ faaaz { ...F } } fragment F on Faaaz { xaaaz } fragment F on Fbaaz { xbaaz }") == [
+            ["Fragment \"F\" cannot be spread here as objects of type \"Faaaz\" can never be of type \"Fbaaz\".", "1:11"],
+            ["There can be only one fragment named \"F\".", "1:29", "1:59"],
+        ])
+    }
+
     /// Thousands of identical fields, and thousands of identical fields with one
     /// outlier: the first is valid, the second stops at the error limit.
     @Test func repeatedFieldsAndErrorLimit() throws {

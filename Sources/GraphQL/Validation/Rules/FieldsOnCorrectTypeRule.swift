@@ -5,10 +5,10 @@
 extension DocumentValidator {
     func checkFieldOnCorrectType(
         _ field: Field,
-        parentType: GraphQLNamedType?,
-        definition: GraphQLFieldDefinition?
+        parentType: ValidationType?,
+        definition: ValidationField?
     ) throws(ValidationAborted) {
-        guard let parentType, definition == nil else { return }
+        guard definition == nil, let parentType = parentType?.named else { return }
         let name = field.name.value
         var suggestion = GraphQLSuggestions.didYouMean("to use an inline fragment on", suggestedTypeNames(parentType, fieldName: name))
         if suggestion.isEmpty {

@@ -6,8 +6,8 @@ extension DocumentValidator {
     func checkKnownFieldArgument(
         _ argument: Argument,
         definition: GraphQLInputValueDefinition?,
-        fieldDefinition: GraphQLFieldDefinition?,
-        parentType: GraphQLNamedType?
+        fieldDefinition: ValidationField?,
+        parentType: ValidationType?
     ) throws(ValidationAborted) {
         guard definition == nil, let fieldDefinition, let parentType else { return }
         let name = argument.name.value

@@ -8,7 +8,7 @@
 /// reports it here, with graphql-js 17's `KnownOperationTypesRule` message,
 /// right after LoneAnonymousOperation (see docs/graphql-validation.md).
 extension DocumentValidator {
-    func checkKnownOperationType(_ operation: OperationDefinition, rootType: GraphQLNamedType?) throws(ValidationAborted) {
+    func checkKnownOperationType(_ operation: OperationDefinition, rootType: ValidationType?) throws(ValidationAborted) {
         if rootType == nil {
             try report("The \(operation.operation.rawValue) operation is not supported by the schema.", [operation.loc.start])
         }

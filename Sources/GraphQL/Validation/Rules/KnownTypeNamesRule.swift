@@ -6,7 +6,7 @@
 extension DocumentValidator {
     func checkKnownTypeName(_ named: NamedType, inTypeSystem: Bool) throws(ValidationAborted) {
         let name = named.name.value
-        if schema.type(named: name) != nil || documentTypeNames.contains(name) { return }
+        if catalog.type(named: name) != nil || documentTypeNames.contains(name) { return }
         if inTypeSystem, Self.standardTypeNames.contains(name) { return }
         var candidates = schema.types.map(\.name)
         for definition in document.definitions {

@@ -6,8 +6,9 @@
 extension DocumentValidator {
     func checkFragmentCycles(_ fragment: FragmentDefinition, index: Int) throws(ValidationAborted) {
         let name = fragment.name.value
-        if cycleVisited.contains(name) { return }
-        cycleVisited.insert(name)
+        // Visited marks are kept at the definition a name resolves to (one per name).
+        guard let slot = fragmentIndexByName[name], !cycleVisited[slot] else { return }
+        cycleVisited[slot] = true
         let rootSpreads = fragmentSpreads(definitionIndex: index, fragment)
         if rootSpreads.isEmpty { return }
 
@@ -39,11 +40,11 @@ extension DocumentValidator {
                 path.removeLast()
                 continue
             }
-            guard let (target, definition) = self.fragment(named: spread.name), !cycleVisited.contains(spread.name) else {
+            guard let (target, definition) = self.fragment(named: spread.name), !cycleVisited[target] else {
                 path.removeLast()
                 continue
             }
-            cycleVisited.insert(spread.name)
+            cycleVisited[target] = true
             let spreads = fragmentSpreads(definitionIndex: target, definition)
             if spreads.isEmpty {
                 path.removeLast()

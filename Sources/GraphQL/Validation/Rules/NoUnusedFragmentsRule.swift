@@ -4,13 +4,13 @@
 /// graphql-js: `NoUnusedFragmentsRule`, reported when the document is left.
 extension DocumentValidator {
     func checkNoUnusedFragments() throws(ValidationAborted) {
-        var used = Set<String>()
+        // Referenced fragments are the definitions their names resolve to: one per name.
+        var used = [Bool](repeating: false, count: fragmentAt.count)
         for referenced in referencedFragmentsByOperation {
-            for index in referenced {
-                if let name = fragmentAt[index]?.name.value { used.insert(name) }
-            }
+            for index in referenced { used[index] = true }
         }
-        for case let fragment? in fragmentAt where !used.contains(fragment.name.value) {
+        for case let fragment? in fragmentAt {
+            if let slot = fragmentIndexByName[fragment.name.value], used[slot] { continue }
             try report("Fragment \"\(fragment.name.value)\" is never used.", [fragment.loc.start])
         }
     }

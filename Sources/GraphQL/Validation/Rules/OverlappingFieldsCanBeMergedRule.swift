@@ -12,7 +12,13 @@
 /// Identical leaf fields repeated many times (`{ a a a ... }`) are compared
 /// once per kind instead of once per pair (see `collectConflictsWithin`).
 extension DocumentValidator {
-    func checkOverlappingFields(_ selectionSet: SelectionSet, parentType: GraphQLNamedType?) throws(ValidationAborted) {
+    func checkOverlappingFields(_ selectionSet: SelectionSet, parentType: ValidationType?) throws(ValidationAborted) {
+        // `{ ...F }`: no fields of its own to compare, one fragment (no fragment
+        // pairs), so graphql-js only marks the pairs of F's fragment chain.
+        if selectionSet.selections.count == 1, case .fragmentSpread(let spread) = selectionSet.selections[0] {
+            markFragmentChain(spread.name.value, selectionSetStart: selectionSet.loc.start)
+            return
+        }
         // Without fragment spreads and repeated response names nothing here can
         // conflict (sub-selections are checked where the walk visits them).
         if !Self.mayConflict(selectionSet) { return }
@@ -72,7 +78,7 @@ extension DocumentValidator {
 
     // MARK: Entry points
 
-    private func findConflictsWithinSelectionSet(parentType: GraphQLNamedType?, selectionSet: SelectionSet) -> [OverlapConflict] {
+    private func findConflictsWithinSelectionSet(parentType: ValidationType?, selectionSet: SelectionSet) -> [OverlapConflict] {
         var conflicts: [OverlapConflict] = []
         let fields = fieldsAndFragments(parentType: parentType, selectionSet: selectionSet)
         collectConflictsWithin(&conflicts, fields)
@@ -93,8 +99,8 @@ extension DocumentValidator {
 
     private func findConflictsBetweenSubSelectionSets(
         mutuallyExclusive: Bool,
-        _ parentType1: GraphQLNamedType?, _ selectionSet1: SelectionSet,
-        _ parentType2: GraphQLNamedType?, _ selectionSet2: SelectionSet
+        _ parentType1: ValidationType?, _ selectionSet1: SelectionSet,
+        _ parentType2: ValidationType?, _ selectionSet2: SelectionSet
     ) -> [OverlapConflict] {
         if overlap.depth >= Self.maxMergeDepth {
             overlap.depthExceeded = true
@@ -131,14 +137,18 @@ extension DocumentValidator {
         // graphql-js recurses into the fragments each fragment spreads, checking
         // each (spread, spreader) pair just before descending; a stack popped in
         // the same order does the same without recursion.
-        var stack: [(name: String, spreader: String?)] = [(fragmentName, nil)]
+        // Pairs are marked by the definitions their names resolve to; graphql-js
+        // also marks pairs with an undefined fragment, which changes nothing (such
+        // a pair is dropped right after either way).
+        var stack: [(name: String, spreader: Int?)] = [(fragmentName, nil)]
         while let (name, spreader) = stack.popLast() {
+            guard let index = fragmentIndexByName[name] else { continue }
             if let spreader {
-                if overlap.comparedPairs.has(name, spreader, mutuallyExclusive: mutuallyExclusive) { continue }
-                overlap.comparedPairs.add(name, spreader, mutuallyExclusive: mutuallyExclusive)
+                if overlap.comparedPairs.has(index, spreader, mutuallyExclusive: mutuallyExclusive) { continue }
+                overlap.comparedPairs.add(index, spreader, mutuallyExclusive: mutuallyExclusive)
             }
-            guard let index = fragmentIndexByName[name],
-                  let start = fragmentAt[index]?.selectionSet.loc.start else { continue }
+            let start = fragmentSelectionStart[index]
+            guard start >= 0 else { continue }
             // graphql-js: `if (fieldMap === fieldMap2) return`.
             if start == fields.selectionSetStart { continue }
             let referenced: [String]
@@ -152,7 +162,27 @@ extension DocumentValidator {
                 referenced = fields2.fragmentNames
             }
             for name2 in referenced.reversed() {
-                stack.append((name2, name))
+                stack.append((name2, index))
+            }
+        }
+    }
+
+    /// What `collectConflictsBetweenFieldsAndFragment` does for a selection set
+    /// without fields: marks (spread, spreader) pairs along the fragment's
+    /// chain of top-level spreads, not mutually exclusive.
+    private func markFragmentChain(_ fragmentName: String, selectionSetStart: Int) {
+        guard let first = fragmentIndexByName[fragmentName] else { return }
+        var stack: [(index: Int, spreader: Int?)] = [(first, nil)]
+        while let (index, spreader) = stack.popLast() {
+            if let spreader {
+                if overlap.comparedPairs.has(index, spreader, mutuallyExclusive: false) { continue }
+                overlap.comparedPairs.add(index, spreader, mutuallyExclusive: false)
+            }
+            if fragmentSelectionStart[index] == selectionSetStart { continue }
+            let referenced = topLevelFragmentNames(index)
+            if referenced.isEmpty { continue }
+            for name in referenced.reversed() {
+                if let target = fragmentIndexByName[name] { stack.append((target, index)) }
             }
         }
     }
@@ -160,9 +190,12 @@ extension DocumentValidator {
     /// The fragments a fragment spreads in its own selection set (inline
     /// fragments included, fields' sub-selections not): its map's `fragmentNames`.
     private func topLevelFragmentNames(_ definitionIndex: Int) -> [String] {
-        guard let selectionSet = fragmentAt[definitionIndex]?.selectionSet else { return [] }
-        if let cached = overlap.cache[selectionSet.loc.start] { return cached.fragmentNames }
         if let cached = overlap.topLevelFragmentNames[definitionIndex] { return cached }
+        if let cached = overlap.cache[fragmentSelectionStart[definitionIndex]] {
+            overlap.topLevelFragmentNames[definitionIndex] = cached.fragmentNames
+            return cached.fragmentNames
+        }
+        guard let selectionSet = fragmentAt[definitionIndex]?.selectionSet else { return [] }
         var names: [String] = []
         // Same order as `collectFields`: depth first, in selection order.
         var pending: [[Selection]] = [selectionSet.selections]
@@ -197,11 +230,12 @@ extension DocumentValidator {
     ) {
         var stack: [(String, String)] = [(fragmentName1, fragmentName2)]
         while let (name1, name2) = stack.popLast() {
-            if name1 == name2 { continue }
-            if overlap.comparedPairs.has(name1, name2, mutuallyExclusive: mutuallyExclusive) { continue }
-            overlap.comparedPairs.add(name1, name2, mutuallyExclusive: mutuallyExclusive)
+            // Undefined fragments: see collectConflictsBetweenFieldsAndFragment.
             guard let index1 = fragmentIndexByName[name1], let index2 = fragmentIndexByName[name2],
-                  let fields1 = referencedFieldsAndFragments(index1),
+                  index1 != index2 else { continue }
+            if overlap.comparedPairs.has(index1, index2, mutuallyExclusive: mutuallyExclusive) { continue }
+            overlap.comparedPairs.add(index1, index2, mutuallyExclusive: mutuallyExclusive)
+            guard let fields1 = referencedFieldsAndFragments(index1),
                   let fields2 = referencedFieldsAndFragments(index2) else { continue }
             collectConflictsBetween(&conflicts, mutuallyExclusive: mutuallyExclusive, fields1, fields2)
             // graphql-js order: (name1, each of name2's fragments), then (each of name1's fragments, name2).
@@ -386,8 +420,8 @@ extension DocumentValidator {
         if let selectionSet1 = node1.selectionSet, let selectionSet2 = node2.selectionSet {
             let subconflicts = findConflictsBetweenSubSelectionSets(
                 mutuallyExclusive: mutuallyExclusive,
-                type1.flatMap { schema.namedType(of: $0) }, selectionSet1,
-                type2.flatMap { schema.namedType(of: $0) }, selectionSet2
+                type1.flatMap { catalog.namedType(of: $0) }, selectionSet1,
+                type2.flatMap { catalog.namedType(of: $0) }, selectionSet2
             )
             if !subconflicts.isEmpty {
                 return OverlapConflict(
@@ -409,8 +443,8 @@ extension DocumentValidator {
         case (.nonNull(let inner1), .nonNull(let inner2)): return doTypesConflict(inner1, inner2)
         case (.nonNull, _), (_, .nonNull): return true
         case (.named(let name1), .named(let name2)):
-            let leaf1 = schema.type(named: name1)?.isLeafType ?? false
-            let leaf2 = schema.type(named: name2)?.isLeafType ?? false
+            let leaf1 = catalog.type(named: name1)?.isLeaf ?? false
+            let leaf2 = catalog.type(named: name2)?.isLeaf ?? false
             return (leaf1 || leaf2) && name1 != name2
         }
     }
@@ -447,7 +481,7 @@ extension DocumentValidator {
     // MARK: Collecting fields
 
     /// The fields and spread fragment names of a selection set, computed once.
-    private func fieldsAndFragments(parentType: GraphQLNamedType?, selectionSet: SelectionSet) -> OverlapFieldMap {
+    private func fieldsAndFragments(parentType: ValidationType?, selectionSet: SelectionSet) -> OverlapFieldMap {
         if let cached = overlap.cache[selectionSet.loc.start] { return cached }
         var collected: [(String, OverlapField)] = []
         var fragmentNames: [String] = []
@@ -459,15 +493,16 @@ extension DocumentValidator {
 
     /// The fields of the fragment defined at `definitionIndex`.
     private func referencedFieldsAndFragments(_ definitionIndex: Int) -> OverlapFieldMap? {
-        guard let start = fragmentAt[definitionIndex]?.selectionSet.loc.start else { return nil }
+        let start = fragmentSelectionStart[definitionIndex]
+        guard start >= 0 else { return nil }
         if let cached = overlap.cache[start] { return cached }
         guard let fragment = fragmentAt[definitionIndex] else { return nil }
-        let type = schema.type(named: fragment.typeCondition.name.value)
+        let type = catalog.type(named: fragment.typeCondition.name.value)
         return fieldsAndFragments(parentType: type, selectionSet: fragment.selectionSet)
     }
 
     private func collectFields(
-        parentType: GraphQLNamedType?,
+        parentType: ValidationType?,
         selectionSet: SelectionSet,
         into collected: inout [(String, OverlapField)],
         fragmentNames: inout [String]
@@ -476,25 +511,16 @@ extension DocumentValidator {
             switch selection {
             case .field(let field):
                 // graphql-js looks fields up directly here: meta fields have no definition.
-                var type: GraphQLTypeReference?
-                var isObject = false
-                switch parentType {
-                case .object(let object)?:
-                    if let index = object.fieldIndex[field.name.value] { type = object.fields[index].type }
-                    isObject = true
-                case .interface(let interface)?:
-                    if let index = interface.fieldIndex[field.name.value] { type = interface.fields[index].type }
-                default:
-                    type = nil
-                }
-                collected.append((field.responseKey, OverlapField(parentName: parentType?.name, parentIsObject: isObject,
+                let type = parentType?.field(named: field.name.value)?.type
+                collected.append((field.responseKey, OverlapField(parentName: parentType?.name,
+                                                                  parentIsObject: parentType?.isObject ?? false,
                                                                   field: field, type: type)))
             case .fragmentSpread(let spread):
                 if !fragmentNames.contains(spread.name.value) {
                     fragmentNames.append(spread.name.value)
                 }
             case .inlineFragment(let inline):
-                let type = inline.typeCondition.map { schema.type(named: $0.name.value) } ?? parentType
+                let type = inline.typeCondition.map { catalog.type(named: $0.name.value) } ?? parentType
                 collectFields(parentType: type, selectionSet: inline.selectionSet, into: &collected, fragmentNames: &fragmentNames)
             }
         }

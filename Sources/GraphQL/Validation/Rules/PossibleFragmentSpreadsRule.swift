@@ -5,22 +5,22 @@
 extension DocumentValidator {
     func checkPossibleInlineFragment(
         _ inline: InlineFragment,
-        type: GraphQLNamedType?,
-        parentType: GraphQLNamedType?
+        type: ValidationType?,
+        parentType: ValidationType?
     ) throws(ValidationAborted) {
-        guard let type, type.isCompositeType, let parentType, parentType.isCompositeType,
-              !schema.doTypesOverlap(type.name, parentType.name) else { return }
+        guard let type, type.isComposite, let parentType, parentType.isComposite,
+              type !== parentType, !schema.doTypesOverlap(type.name, parentType.name) else { return }
         try report(
             "Fragment cannot be spread here as objects of type \"\(parentType.name)\" can never be of type \"\(type.name)\".",
             [inline.loc.start]
         )
     }
 
-    func checkPossibleFragmentSpread(_ spread: FragmentSpread, parentType: GraphQLNamedType?) throws(ValidationAborted) {
+    func checkPossibleFragmentSpread(_ spread: FragmentSpread, parentType: ValidationType?) throws(ValidationAborted) {
         guard let parentType, let index = fragmentIndexByName[spread.name.value],
               let typeName = fragmentAt[index]?.typeCondition.name.value,
-              let type = schema.type(named: typeName), type.isCompositeType,
-              !schema.doTypesOverlap(type.name, parentType.name) else { return }
+              let type = catalog.type(named: typeName), type.isComposite,
+              type !== parentType, !schema.doTypesOverlap(type.name, parentType.name) else { return }
         try report(
             "Fragment \"\(spread.name.value)\" cannot be spread here as objects of type \"\(parentType.name)\" can never be of type \"\(type.name)\".",
             [spread.loc.start]

@@ -3,8 +3,8 @@
 /// arguments without a default are given. graphql-js:
 /// `ProvidedRequiredArgumentsRule`, reported when the field or directive is left.
 extension DocumentValidator {
-    func checkProvidedFieldArguments(_ field: Field, definition: GraphQLFieldDefinition?) throws(ValidationAborted) {
-        guard let definition else { return }
+    func checkProvidedFieldArguments(_ field: Field, definition: ValidationField?) throws(ValidationAborted) {
+        guard let definition, definition.hasRequiredArguments else { return }
         for argument in definition.arguments where argument.isRequired {
             guard !field.arguments.contains(where: { $0.name.value == argument.name }) else { continue }
             try report(

@@ -3,9 +3,9 @@
 /// enum fields have no selection set; all others must have one.
 /// graphql-js: `ScalarLeafsRule`.
 extension DocumentValidator {
-    func checkScalarLeaf(_ field: Field, type: GraphQLTypeReference?, namedType: GraphQLNamedType?) throws(ValidationAborted) {
+    func checkScalarLeaf(_ field: Field, type: GraphQLTypeReference?, namedType: ValidationType?) throws(ValidationAborted) {
         guard let type else { return }
-        if namedType?.isLeafType ?? false {
+        if namedType?.isLeaf ?? false {
             if let selectionSet = field.selectionSet {
                 try report(
                     "Field \"\(field.name.value)\" must not have a selection since type \"\(type)\" has no subfields.",

@@ -4,10 +4,12 @@
 extension DocumentValidator {
     func checkUniqueFragmentName(_ fragment: FragmentDefinition) throws(ValidationAborted) {
         let name = fragment.name.value
-        if let first = knownFragmentNames[name] {
+        // Every fragment's name resolves to the last fragment of that name: a slot per name.
+        guard let slot = fragmentIndexByName[name] else { return }
+        if let first = knownFragmentNameOffsets[slot] {
             try report("There can be only one fragment named \"\(name)\".", [first, fragment.name.loc.start])
         } else {
-            knownFragmentNames[name] = fragment.name.loc.start
+            knownFragmentNameOffsets[slot] = fragment.name.loc.start
         }
     }
 }

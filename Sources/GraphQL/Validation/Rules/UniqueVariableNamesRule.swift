@@ -6,6 +6,15 @@ extension DocumentValidator {
     func checkUniqueVariableNames(_ operation: OperationDefinition) throws(ValidationAborted) {
         let definitions = operation.variableDefinitions
         guard definitions.count > 1 else { return }
+        if definitions.count <= 16 {
+            // The usual handful: pairwise comparison finds them distinct without hashing.
+            var repeated = false
+            for index in definitions.indices.dropFirst() where !repeated {
+                let name = definitions[index].variable.name.value
+                repeated = definitions[..<index].contains { $0.variable.name.value == name }
+            }
+            if !repeated { return }
+        }
         var order: [String] = []
         var groups: [String: [Int]] = [:]
         for definition in definitions {

@@ -13,11 +13,11 @@ extension DocumentValidator {
     /// A scalar or enum literal at a position expecting `locationType`.
     func checkLeafValue(_ value: Value, locationType: GraphQLTypeReference?) throws(ValidationAborted) {
         guard let locationType else { return }
-        guard let named = schema.namedType(of: locationType), named.isLeafType else {
+        guard let found = catalog.namedType(of: locationType), found.isLeaf else {
             try report("Expected value of type \"\(locationType)\", found \(Printer.print(value)).", [value.loc.start])
             return
         }
-        if let message = literalError(value, type: named, locationType: locationType) {
+        if let message = literalError(value, type: found.named, locationType: locationType) {
             try report(message, [value.loc.start])
         }
     }

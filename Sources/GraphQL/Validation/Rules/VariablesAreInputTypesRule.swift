@@ -4,7 +4,7 @@
 /// graphql-js: `VariablesAreInputTypesRule`.
 extension DocumentValidator {
     func checkVariableIsInputType(_ definition: VariableDefinition, type: GraphQLTypeReference?) throws(ValidationAborted) {
-        guard let type, !schema.isInputType(type) else { return }
+        guard let type, !(catalog.namedType(of: type)?.isInput ?? false) else { return }
         try report(
             "Variable \"$\(definition.variable.name.value)\" cannot be non-input type \"\(Printer.print(definition.type))\".",
             [definition.type.loc.start]
