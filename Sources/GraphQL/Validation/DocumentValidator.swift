@@ -243,20 +243,36 @@ final class DocumentValidator {
     /// `getFragmentSpreads` order (a set's own spreads first, nested sets last-first).
     func spreads(in selectionSet: SelectionSet) -> [ValidationSpread] {
         var result: [ValidationSpread] = []
-        var stack: [SelectionSet] = [selectionSet]
-        while let set = stack.popLast() {
-            for selection in set.selections {
-                switch selection {
-                case .fragmentSpread(let spread):
-                    result.append(ValidationSpread(name: spread.name.value, offset: spread.loc.start))
-                case .field(let field):
-                    if let child = field.selectionSet { stack.append(child) }
-                case .inlineFragment(let inline):
-                    stack.append(inline.selectionSet)
-                }
+        appendSpreads(in: selectionSet.selections, to: &result)
+        return result
+    }
+
+    /// graphql-js pops nested sets off a stack: a set's own spreads, then its
+    /// nested sets' last one first, each in full. Recursion does the same
+    /// (its depth is bounded by the parser's nesting limit, as the walk's).
+    private func appendSpreads(in selections: [Selection], to result: inout [ValidationSpread]) {
+        var hasNested = false
+        for selection in selections {
+            switch selection {
+            case .fragmentSpread(let spread):
+                result.append(ValidationSpread(name: spread.name.value, offset: spread.loc.start))
+            case .field(let field):
+                if field.selectionSet != nil { hasNested = true }
+            case .inlineFragment:
+                hasNested = true
             }
         }
-        return result
+        guard hasNested else { return }
+        for selection in selections.reversed() {
+            switch selection {
+            case .fragmentSpread:
+                break
+            case .field(let field):
+                if let child = field.selectionSet { appendSpreads(in: child.selections, to: &result) }
+            case .inlineFragment(let inline):
+                appendSpreads(in: inline.selectionSet.selections, to: &result)
+            }
+        }
     }
 
     /// `spreads(in:)` of a fragment definition, computed once.

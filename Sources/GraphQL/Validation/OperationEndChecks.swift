@@ -43,6 +43,14 @@ struct VariableNameSet {
 
     func contains(_ name: String) -> Bool {
         if let set { return set.contains(name) }
-        return names.contains(name)
+        return names.contains { sameName($0, name) }
     }
+}
+
+/// `a == b`, with the lengths compared first: most names compared in a list
+/// differ, and two strings of different lengths are told apart without
+/// calling into the standard library's string comparison.
+@inline(__always)
+func sameName(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a == b
 }

@@ -13,16 +13,19 @@ extension DocumentValidator {
         if rootSpreads.isEmpty { return }
 
         struct Frame {
-            var name: String
+            /// The definition the frame's name resolves to.
+            var slot: Int
             var spreads: [ValidationSpread]
             var next: Int
         }
         var path: [ValidationSpread] = []
-        var pathIndexByName: [String: Int] = [name: 0]
-        var stack = [Frame(name: name, spreads: rootSpreads, next: 0)]
+        // Position in `path` of each fragment on it (by the definition its name resolves to), or -1.
+        var pathIndexAt = [Int](repeating: -1, count: fragmentAt.count)
+        pathIndexAt[slot] = 0
+        var stack = [Frame(slot: slot, spreads: rootSpreads, next: 0)]
         while let top = stack.last {
             if top.next == top.spreads.count {
-                pathIndexByName[top.name] = nil
+                pathIndexAt[top.slot] = -1
                 stack.removeLast()
                 if !stack.isEmpty { path.removeLast() }
                 continue
@@ -30,7 +33,9 @@ extension DocumentValidator {
             let spread = top.spreads[top.next]
             stack[stack.count - 1].next += 1
             path.append(spread)
-            if let cycleIndex = pathIndexByName[spread.name] {
+            let spreadSlot = fragmentIndexByName[spread.name]
+            if let spreadSlot, pathIndexAt[spreadSlot] >= 0 {
+                let cycleIndex = pathIndexAt[spreadSlot]
                 let cycle = path[cycleIndex...]
                 let via = cycle.dropLast().map { "\"" + $0.name + "\"" }.joined(separator: ", ")
                 try report(
@@ -40,7 +45,7 @@ extension DocumentValidator {
                 path.removeLast()
                 continue
             }
-            guard let (target, definition) = self.fragment(named: spread.name), !cycleVisited[target] else {
+            guard let target = spreadSlot, let definition = fragmentAt[target], !cycleVisited[target] else {
                 path.removeLast()
                 continue
             }
@@ -50,8 +55,8 @@ extension DocumentValidator {
                 path.removeLast()
                 continue
             }
-            pathIndexByName[spread.name] = path.count
-            stack.append(Frame(name: spread.name, spreads: spreads, next: 0))
+            pathIndexAt[target] = path.count
+            stack.append(Frame(slot: target, spreads: spreads, next: 0))
         }
     }
 }

@@ -44,6 +44,7 @@ extension DocumentValidator {
     private static func mayConflict(_ selectionSet: SelectionSet) -> Bool {
         let selections = selectionSet.selections
         if selections.count == 1, case .field = selections[0] { return false }
+        // Up to 16 names are compared in a list, by length first (see `sameName`).
         var names: [String] = []
         names.reserveCapacity(selections.count)
         var set: Set<String>?
@@ -60,7 +61,9 @@ extension DocumentValidator {
                     let key = field.alias?.value ?? field.name.value
                     if let inserted = set?.insert(key).inserted {
                         if !inserted { return true }
-                    } else if names.contains(key) {
+                        continue
+                    }
+                    if names.contains(where: { sameName($0, key) }) {
                         return true
                     } else if names.count < 16 {
                         names.append(key)
@@ -171,13 +174,17 @@ extension DocumentValidator {
     /// without fields: marks (spread, spreader) pairs along the fragment's
     /// chain of top-level spreads, not mutually exclusive.
     private func markFragmentChain(_ fragmentName: String, selectionSetStart: Int) {
-        guard let first = fragmentIndexByName[fragmentName] else { return }
-        var stack: [(index: Int, spreader: Int?)] = [(first, nil)]
+        guard let first = fragmentIndexByName[fragmentName], fragmentSelectionStart[first] != selectionSetStart else { return }
+        // The first fragment marks nothing itself; most spread no other fragment at their top.
+        let firstNames = topLevelFragmentNames(first)
+        if firstNames.isEmpty { return }
+        var stack: [(index: Int, spreader: Int)] = []
+        for name in firstNames.reversed() {
+            if let target = fragmentIndexByName[name] { stack.append((target, first)) }
+        }
         while let (index, spreader) = stack.popLast() {
-            if let spreader {
-                if overlap.comparedPairs.has(index, spreader, mutuallyExclusive: false) { continue }
-                overlap.comparedPairs.add(index, spreader, mutuallyExclusive: false)
-            }
+            if overlap.comparedPairs.has(index, spreader, mutuallyExclusive: false) { continue }
+            overlap.comparedPairs.add(index, spreader, mutuallyExclusive: false)
             if fragmentSelectionStart[index] == selectionSetStart { continue }
             let referenced = topLevelFragmentNames(index)
             if referenced.isEmpty { continue }
@@ -191,11 +198,16 @@ extension DocumentValidator {
     /// fragments included, fields' sub-selections not): its map's `fragmentNames`.
     private func topLevelFragmentNames(_ definitionIndex: Int) -> [String] {
         if let cached = overlap.topLevelFragmentNames[definitionIndex] { return cached }
-        if let cached = overlap.cache[fragmentSelectionStart[definitionIndex]] {
+        guard let selectionSet = fragmentAt[definitionIndex]?.selectionSet else { return [] }
+        // Fields only (the usual fragment): nothing to collect.
+        if !selectionSet.selections.contains(where: { if case .field = $0 { false } else { true } }) {
+            overlap.topLevelFragmentNames[definitionIndex] = []
+            return []
+        }
+        if let cached = overlap.cache[selectionSet.loc.start] {
             overlap.topLevelFragmentNames[definitionIndex] = cached.fragmentNames
             return cached.fragmentNames
         }
-        guard let selectionSet = fragmentAt[definitionIndex]?.selectionSet else { return [] }
         var names: [String] = []
         // Same order as `collectFields`: depth first, in selection order.
         var pending: [[Selection]] = [selectionSet.selections]

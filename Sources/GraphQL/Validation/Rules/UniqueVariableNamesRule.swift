@@ -11,7 +11,7 @@ extension DocumentValidator {
             var repeated = false
             for index in definitions.indices.dropFirst() where !repeated {
                 let name = definitions[index].variable.name.value
-                repeated = definitions[..<index].contains { $0.variable.name.value == name }
+                repeated = definitions[..<index].contains { sameName($0.variable.name.value, name) }
             }
             if !repeated { return }
         }

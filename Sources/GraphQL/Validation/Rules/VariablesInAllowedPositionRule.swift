@@ -25,7 +25,7 @@ extension DocumentValidator {
             let found: Int? = if let positionByName {
                 positionByName[usage.name]
             } else {
-                definitions.lastIndex(where: { $0.variable.name.value == usage.name })
+                definitions.lastIndex(where: { sameName($0.variable.name.value, usage.name) })
             }
             guard let locationType = usage.type, let position = found else { continue }
             let definition = definitions[position]
