@@ -6,9 +6,11 @@
 #   PAYQL=/path/to/release/payql Benchmarks/gateway/cpu.sh [QUERY]   QUERY: order (default), order-id,
 #                                                                  order-customer, create
 #   CONNECTIONS=16 DURATION=5 ORDERS=100 PERF=1 (record a profile of the server: $OUT/perf.data)
+#   SERVE_ARGS='--threads 1' (more flags for payql serve)
 #
 # Prints req/s, p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on a quiet
-# machine) and µs of PayQL CPU per request (the steady figure).
+# machine), µs of PayQL CPU per request (the steady figure) and µs of the embedded PostgreSQL's
+# CPU per request (every process of its cluster).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 QUERY="${1:-order}"; CONNECTIONS="${CONNECTIONS:-16}"; DURATION="${DURATION:-5}"; ORDERS="${ORDERS:-100}"
@@ -24,7 +26,7 @@ cleanup() {
 trap cleanup EXIT
 
 "$PAYQL" serve --port "$PORT" --sandbox-port "$((PORT + 1))" --data-dir "$OUT/pg" --dev-keys-dir "$OUT" --log-level off \
-  --reconciler false >"$OUT/serve.log" 2>&1 &
+  --reconciler false ${SERVE_ARGS:-} >"$OUT/serve.log" 2>&1 &
 SERVER=$!
 PIDS+=("$SERVER")
 for _ in $(seq 1 300); do [ -s "$OUT/dev-keys" ] && break; sleep 0.2; done
@@ -41,25 +43,37 @@ case "$QUERY" in
 esac
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
+# PostgreSQL's CPU: the embedded cluster's processes (the postmaster named in postmaster.pid and
+# its children), "pid ticks" a line, summed by difference (a process started meanwhile counts from 0).
+pg_ticks() {
+  local pids
+  pids="$(head -1 "$OUT/pg/postmaster.pid")"
+  pids="$pids $(pgrep -P "$pids" || true)"
+  for pid in $pids; do [ -r "/proc/$pid/stat" ] && awk -v p="$pid" '{ print p, $14 + $15 }' "/proc/$pid/stat"; done 2>/dev/null || true
+}
 HZ="$(getconf CLK_TCK)"
+pg_ticks >"$OUT/pg-before"
 before="$(ticks)"
 if [ "$QUERY" = create ]; then
   # createOrder through the in-process sandbox: CPU includes the sandbox's share.
   started=$(date +%s.%N)
-  if [ "${PERF:-0}" = 1 ]; then perf record -F 999 -g -p "$SERVER" -o "$OUT/perf.data" -- sleep 1000 >/dev/null 2>&1 & PERFPID=$!; fi
+  if [ "${PERF:-0}" = 1 ]; then perf record -F "${PERF_FREQ:-999}" -g -p "$SERVER" -o "$OUT/perf.data" -- sleep 1000 >/dev/null 2>&1 & PERFPID=$!; fi
   result="$(python3 "$HERE/load.py" create "http://127.0.0.1:$PORT" "$KEY" "$CONNECTIONS" "${CREATES:-1000}")"
   echo "$result"
   requests="${CREATES:-1000}"
 else
-  if [ "${PERF:-0}" = 1 ]; then perf record -F 999 -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
+  if [ "${PERF:-0}" = 1 ]; then perf record -F "${PERF_FREQ:-999}" -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
   result="$(WRK_IDS_FILE="$OUT/order-ids" WRK_KEY="$KEY" WRK_QUERY="$Q" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" \
     -s "$HERE/order-query.lua" "http://127.0.0.1:$PORT/graphql" | grep RESULT)"
   echo "$result"
   requests="$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$result")"
 fi
 after="$(ticks)"
+pg_ticks >"$OUT/pg-after"
+pg="$(awk 'NR == FNR { b[$1] = $2; next } { t += $2 - ($1 in b ? b[$1] : 0) } END { print t + 0 }' "$OUT/pg-before" "$OUT/pg-after")"
 if [ -n "${PERFPID:-}" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
 echo "query=$QUERY connections=$CONNECTIONS requests=$requests cpu_s=$(awk -v t=$((after - before)) -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }') \
-cpu_us_per_request=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+cpu_us_per_request=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') \
+postgres_cpu_us_per_request=$(awk -v t="$pg" -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
 [ "${PERF:-0}" = 1 ] && echo "profile: perf report --no-children -i $OUT/perf.data"
 true
