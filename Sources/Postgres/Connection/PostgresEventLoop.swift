@@ -29,6 +29,11 @@ import Glibc
 /// together, under one sync point where they may share one (see
 /// `PostgresConnection.pump`).
 ///
+/// It may also serve other descriptors (`PostgresLoopService`: an HTTP server's
+/// event loop), polled with its connections; their functions run after the
+/// connections' results are read, and the statements of the tasks they start
+/// leave at the top of the next turn with the others.
+///
 /// `@unchecked Sendable`: `deferred` is only touched on the loop thread
 /// (`deferSend` is only called there, `isCurrentThread` checked just before,
 /// through `PostgresIOExecutor.currentLoop`); everything else shared is in
@@ -43,6 +48,8 @@ final class PostgresEventLoop: @unchecked Sendable {
         var pollDirty = true
         var jobs: [UnownedJob] = []
         var loopThread: pthread_t?
+        /// What else the thread serves (`PostgresLoopService`); a change sets `pollDirty`.
+        var services: [PostgresLoopService] = []
     }
 
     private let shared = Locked(Shared())
@@ -100,6 +107,24 @@ final class PostgresEventLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Starts serving `service` on this loop's thread (`PostgresPool.attachToIOThread`).
+    func add(_ service: PostgresLoopService) {
+        shared.withLock { shared in
+            shared.services.append(service)
+            shared.pollDirty = true
+        }
+        wake()
+    }
+
+    /// Stops polling `service`'s descriptor (it is already detached: never served again).
+    func remove(_ service: PostgresLoopService) {
+        shared.withLock { shared in
+            shared.services.removeAll { $0 === service }
+            shared.pollDirty = true
+        }
+        wake()
+    }
+
     /// Runs a job of a task that prefers the I/O executor, on the loop thread.
     func enqueue(_ unowned: UnownedJob) {
         let (first, onLoop) = shared.withLock { shared in
@@ -149,14 +174,23 @@ final class PostgresEventLoop: @unchecked Sendable {
         var fds: [pollfd] = []
         var batch: [UnownedJob] = []
         var policy = SpinPolicy()
+        var services: [PostgresLoopService] = []
+        /// When each service must run again, whether or not its descriptor is readable.
+        var serviceDeadlines: [ContinuousClock.Instant?] = []
         while true {
             let ranJobs = runTurn(&batch, &sending, executor)
-            let (moreJobs, snapshot): (Bool, [PostgresConnection]?) = shared.withLock { shared in
+            let (moreJobs, snapshot): (Bool, ([PostgresConnection], [PostgresLoopService])?) = shared.withLock { shared in
                 guard shared.pollDirty else { return (!shared.jobs.isEmpty, nil) }
                 shared.pollDirty = false
-                return (!shared.jobs.isEmpty, Array(shared.registrations.values))
+                return (!shared.jobs.isEmpty, (Array(shared.registrations.values), shared.services))
             }
-            if let snapshot { watched = snapshot }
+            if let (connections, current) = snapshot {
+                watched = connections
+                // A service new to the loop runs at once (it says then when it wants to run again).
+                let previous = Dictionary(zip(services.map(ObjectIdentifier.init), serviceDeadlines), uniquingKeysWith: { first, _ in first })
+                serviceDeadlines = current.map { previous[ObjectIdentifier($0)] ?? .now }
+                services = current
+            }
             let awaiting = Self.connectionsAwaitingResults(watched)
             awaitingConnections.store(awaiting, ordering: .relaxed)
             fds.removeAll(keepingCapacity: true)
@@ -164,6 +198,13 @@ final class PostgresEventLoop: @unchecked Sendable {
             for connection in watched {
                 let events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
                 fds.append(pollfd(fd: connection.socket, events: events, revents: 0))
+            }
+            for service in services { fds.append(pollfd(fd: service.descriptor, events: Int16(POLLIN), revents: 0)) }
+            // How long a sleeping poll may last: until the earliest service deadline, else for ever.
+            var sleepLimit: Int32 = -1
+            if let earliest = serviceDeadlines.lazy.compactMap({ $0 }).min() {
+                let (seconds, attoseconds) = ContinuousClock.now.duration(to: earliest).components
+                sleepLimit = Int32(clamping: max(0, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
             }
             var ready: Int32
             var sentAt: ContinuousClock.Instant?
@@ -192,11 +233,11 @@ final class PostgresEventLoop: @unchecked Sendable {
                 } else {
                     ready = 0
                 }
-                if ready == 0 { ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), idle ? -1 : 0) } }
+                if ready == 0 { ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), idle ? sleepLimit : 0) } }
             } else {
-                ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreJobs ? 0 : -1) }
+                ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreJobs ? 0 : sleepLimit) }
             }
-            if let sentAt, ready > (fds[0].revents != 0 ? 1 : 0) {
+            if let sentAt, ready > 0, watched.indices.contains(where: { fds[$0 + 1].revents != 0 }) {
                 // A result (not only a wake-up) ended the wait: how long it took in this mode.
                 policy.record(sentAt.duration(to: .now))
             }
@@ -225,6 +266,24 @@ final class PostgresEventLoop: @unchecked Sendable {
                 // every backend: the connections would stay in step, one core idle half the time.)
                 // The last connection's tasks run at the top of the loop, as a turn of their own.
                 if remaining > 0 { _ = runTurn(&batch, &sending, executor) }
+            }
+            // The services last: what they start (tasks sending statements) leaves with the
+            // tasks the connections' results resumed, at the top of the loop.
+            if !services.isEmpty {
+                let now = ContinuousClock.now
+                let first = watched.count + 1
+                for index in services.indices {
+                    let due = serviceDeadlines[index].map { $0 <= now } ?? false
+                    guard fds[first + index].revents != 0 || due else { continue }
+                    switch services[index].serve() {
+                    case nil:
+                        serviceDeadlines[index] = nil  // detached: dropped at the next snapshot
+                    case let delay? where delay >= 0:
+                        serviceDeadlines[index] = .now + .milliseconds(Int64(delay))
+                    case _?:
+                        serviceDeadlines[index] = nil
+                    }
+                }
             }
         }
     }

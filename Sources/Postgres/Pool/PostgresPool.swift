@@ -116,6 +116,22 @@ public final class PostgresPool: Sendable {
         try await withTaskExecutorPreference(PostgresIOExecutor.shared, isolation: isolation, operation: body)
     }
 
+    /// How many I/O threads the pool's executor has (one per core, at most two).
+    public var ioThreadCount: Int { PostgresIOExecutor.shared.loops.count }
+
+    /// Serves `descriptor` on I/O thread `index` (`0..<ioThreadCount`): `body` runs on that
+    /// thread whenever the descriptor is readable, and again once the milliseconds it
+    /// returned have passed (-1: only when readable). `detach()` the result to stop.
+    /// `body` must not block: the thread's connections wait while it runs. A task it starts
+    /// there that prefers `taskExecutor` runs like a task resumed there (its statements leave
+    /// with the others of the turn, its results resume it on the same thread).
+    public func attachToIOThread(_ index: Int, descriptor: Int32, _ body: @escaping @Sendable () -> Int32) -> PostgresLoopService {
+        let loops = PostgresIOExecutor.shared.loops
+        let service = PostgresLoopService(descriptor: descriptor, loop: loops[index % loops.count], body: body)
+        service.loop.add(service)
+        return service
+    }
+
     /// Current counts.
     public var statistics: PostgresPoolStatistics {
         let counts = guarded.withLock { $0.state.counts }
