@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <time.h>
 
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
@@ -23,8 +25,13 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
     // daemon's Date is suppressed and cpayql_mhd_respond adds one formatted once a
     // second per thread. Responses libmicrohttpd makes itself (a malformed request
     // line, headers over the limit) then go without Date.
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
-                         MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+    unsigned int flags = (config->external ? MHD_USE_EPOLL : MHD_USE_EPOLL_INTERNAL_THREAD) | MHD_ALLOW_SUSPEND_RESUME |
+                         MHD_USE_ITC | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+    // Only when asked: the option given as 0 would forbid reuse, not leave the default.
+    struct MHD_OptionItem reuse[] = {
+        {config->reuse_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, 1, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, config->host, &v4.sin_addr) == 1) {
@@ -44,7 +51,7 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
     return MHD_start_daemon(
         flags, config->port, accept_policy, accept_cls, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_THREAD_POOL_SIZE, config->thread_pool_size > 0 ? config->thread_pool_size : 1,
+        MHD_OPTION_THREAD_POOL_SIZE, config->external ? 0 : (config->thread_pool_size > 0 ? config->thread_pool_size : 1),
         MHD_OPTION_CONNECTION_LIMIT, config->connection_limit > 0 ? config->connection_limit : 1024,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, config->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, config->connection_timeout,
@@ -53,7 +60,54 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_callback, uri_cls,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notify, notify_cls,
+        MHD_OPTION_ARRAY, reuse,
         MHD_OPTION_END);
+}
+
+int cpayql_mhd_loop_open(struct MHD_Daemon *daemon, int *loop_fd, int *wake_fd) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    if (info == NULL || info->epoll_fd < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int set = epoll_create1(EPOLL_CLOEXEC);
+    if (set < 0) return -1;
+    int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake < 0) {
+        close(set);
+        return -1;
+    }
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN;
+    event.data.fd = info->epoll_fd;
+    int added = epoll_ctl(set, EPOLL_CTL_ADD, info->epoll_fd, &event);
+    event.data.fd = wake;
+    if (added != 0 || epoll_ctl(set, EPOLL_CTL_ADD, wake, &event) != 0) {
+        int saved = errno;
+        close(wake);
+        close(set);
+        errno = saved;
+        return -1;
+    }
+    *loop_fd = set;
+    *wake_fd = wake;
+    return 0;
+}
+
+void cpayql_mhd_wake(int wake_fd) {
+    uint64_t one = 1;
+    // A full counter (never: it is cleared at every run) would still leave it readable.
+    (void)!write(wake_fd, &one, sizeof one);
+}
+
+int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon, int wake_fd) {
+    uint64_t count;
+    (void)!read(wake_fd, &count, sizeof count);
+    (void)MHD_run(daemon);
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    return timeout > INT32_MAX ? INT32_MAX : (int32_t)timeout;
 }
 
 int cpayql_mhd_connection_socket(struct MHD_Connection *connection, int *fd, const void **worker) {

@@ -54,6 +54,8 @@ public final class HTTPResponseStream: Sendable {
 
     private struct State {
         var connection: OpaquePointer?
+        /// The eventfd of the event loop running the connection's daemon (-1: none).
+        var wakeDescriptor: Int32 = -1
         var buffer: [UInt8] = []
         /// Bytes of `buffer` already handed to libmicrohttpd.
         var sent = 0
@@ -94,7 +96,7 @@ public final class HTTPResponseStream: Sendable {
     /// Appends `bytes` to the body. Never blocks.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> WriteResult {
-        let (result, resume) = state.withLock { state -> (WriteResult, OpaquePointer?) in
+        let (result, resume) = state.withLock { state -> (WriteResult, (connection: OpaquePointer, wake: Int32)?) in
             guard !state.closed, !state.finishing, state.failure == nil else { return (.closed, nil) }
             if state.buffered + bytes.count > maxBufferedBytes {
                 state.failure = .overflow
@@ -109,19 +111,19 @@ public final class HTTPResponseStream: Sendable {
             state.buffer.append(contentsOf: bytes)
             return (.written, Self.takeResume(&state))
         }
-        if let resume { MHD_resume_connection(resume) }
+        if let resume { Self.resume(resume) }
         if result == .overflow { closeIfDetached() }
         return result
     }
 
     /// Ends the body once everything written so far has been handed to the connection.
     public func finish() {
-        let resume = state.withLock { state -> OpaquePointer? in
+        let resume = state.withLock { state -> (connection: OpaquePointer, wake: Int32)? in
             guard !state.closed, state.failure == nil else { return nil }
             state.finishing = true
             return Self.takeResume(&state)
         }
-        if let resume { MHD_resume_connection(resume) }
+        if let resume { Self.resume(resume) }
     }
 
     /// Ends the stream now, dropping what is buffered, and closes the connection.
@@ -131,20 +133,20 @@ public final class HTTPResponseStream: Sendable {
 
     /// Ends the stream now with `reason` (the server: client gone, shutdown; or never sent).
     func fail(_ reason: CloseReason) {
-        let resume = state.withLock { state -> OpaquePointer? in
+        let resume = state.withLock { state -> (connection: OpaquePointer, wake: Int32)? in
             guard !state.closed, state.failure == nil else { return nil }
             state.failure = reason
             return Self.takeResume(&state)
         }
-        if let resume { MHD_resume_connection(resume) }
+        if let resume { Self.resume(resume) }
         closeIfDetached()
     }
 
     /// The connection to resume, when the reader had suspended it (cleared: resumed once).
-    private static func takeResume(_ state: inout State) -> OpaquePointer? {
+    private static func takeResume(_ state: inout State) -> (connection: OpaquePointer, wake: Int32)? {
         guard state.suspended, let connection = state.connection else { return nil }
         state.suspended = false
-        return connection
+        return (connection, state.wakeDescriptor)
     }
 
     /// A stream never given to a connection ends as soon as it fails (nobody will read it).
@@ -160,9 +162,19 @@ public final class HTTPResponseStream: Sendable {
 
     // MARK: Server side
 
-    /// Called on the connection's thread just before the response is queued.
-    func attach(_ connection: OpaquePointer) {
-        state.withLock { $0.connection = connection }
+    /// Called on the connection's thread just before the response is queued; `wakeDescriptor`
+    /// wakes the event loop running the connection's daemon (-1: none, see `ConnectionSlot`).
+    func attach(_ connection: OpaquePointer, wakeDescriptor: Int32 = -1) {
+        state.withLock { state in
+            state.connection = connection
+            state.wakeDescriptor = wakeDescriptor
+        }
+    }
+
+    /// Resumes a connection the reader suspended (and wakes its event loop, if it has one).
+    private static func resume(_ resume: (connection: OpaquePointer, wake: Int32)) {
+        MHD_resume_connection(resume.connection)
+        if resume.wake >= 0 { cpayql_mhd_wake(resume.wake) }
     }
 
     /// libmicrohttpd's content reader: buffered bytes, the end, or suspension until the next write.

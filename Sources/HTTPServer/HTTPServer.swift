@@ -10,7 +10,8 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool sized to the
-/// cores, keep-alive, limits, and async handlers through suspend/resume.
+/// cores (or one daemon on each of the event loops given, `eventLoops`),
+/// keep-alive, limits, and async handlers through suspend/resume.
 ///
 /// A request is read completely (headers and body, within the limits) on a
 /// server thread; then either the handler's fast path answers it right there,
@@ -19,7 +20,12 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 /// letting go of the server; without it, `deinit` stops at once (suspended
 /// requests get 503).
 public final class HTTPServer: Sendable {
-    private let daemon: DaemonHandle
+    /// One daemon (with its own threads), or one per event loop.
+    private let daemons: [DaemonHandle]
+    /// Stop each event loop's service (empty without event loops).
+    private let detachers: [@Sendable () -> Void]
+    /// The event loops' descriptors (`cpayql_mhd_loop_open`), closed after the daemons stop.
+    private let loopDescriptors: [Int32]
     private let core: ServerCore
     private let state = Locked<LifeState>(.running)
     private let sweeper: Task<Void, Never>
@@ -48,31 +54,63 @@ public final class HTTPServer: Sendable {
         // libmicrohttpd splits its connection limit among the pool threads; each thread gets one
         // slot more than its share of `maxConnections`, so that a newcomer can always be accepted
         // and replace the connection that has waited longest for a request head (`SlotTable`).
-        let perThread = max(1, limits.maxConnections / configuration.threads)
-        let daemonConnections = perThread * configuration.threads + configuration.threads
+        // With event loops, each loop's daemon is such a thread (of one).
+        let loops = configuration.eventLoops
+        let workers = loops.isEmpty ? configuration.threads : loops.count
+        let perThread = max(1, limits.maxConnections / workers)
+        let daemonConnections = loops.isEmpty ? perThread * workers + workers : perThread + 1
         let core = ServerCore(
             handler: handler, limits: limits, logger: configuration.logger, threadSliceNanoseconds: sliceNanoseconds,
             perThreadConnections: perThread, taskExecutor: configuration.taskExecutor)
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
         let memory = Self.connectionMemory(maxHeaderBytes: limits.maxHeaderBytes)
         let cls = Unmanaged.passUnretained(core).toOpaque()
-        let started: OpaquePointer? = host.withCString { hostPointer in
-            var config = cpayql_mhd_config(
-                host: hostPointer, port: UInt16(configuration.port), thread_pool_size: UInt32(configuration.threads),
-                connection_limit: UInt32(clamping: daemonConnections),
-                per_ip_connection_limit: UInt32(clamping: limits.maxConnectionsPerIP),
-                connection_timeout: UInt32(clamping: idleSeconds), connection_memory_limit: memory,
-                listen_backlog: 1024, turbo: configuration.turbo ? 1 : 0
-            )
-            return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls, connectionCallback, cls,
-                                    acceptCallback, cls)
+        var daemons: [DaemonHandle] = []
+        var port = configuration.port
+        for index in 0..<max(1, loops.count) {
+            let started: OpaquePointer? = host.withCString { hostPointer in
+                var config = cpayql_mhd_config(
+                    host: hostPointer, port: UInt16(port), thread_pool_size: UInt32(configuration.threads),
+                    connection_limit: UInt32(clamping: daemonConnections),
+                    per_ip_connection_limit: UInt32(clamping: limits.maxConnectionsPerIP),
+                    connection_timeout: UInt32(clamping: idleSeconds), connection_memory_limit: memory,
+                    listen_backlog: 1024, turbo: configuration.turbo ? 1 : 0,
+                    external: loops.isEmpty ? 0 : 1, reuse_port: loops.isEmpty ? 0 : 1
+                )
+                return cpayql_mhd_start(&config, accessCallback, cls, completedCallback, cls, uriCallback, cls, connectionCallback, cls,
+                                        acceptCallback, cls)
+            }
+            guard let started else {
+                for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
+                throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(port) (address in use or invalid)")
+            }
+            daemons.append(DaemonHandle(pointer: started))
+            // The loops' daemons share the port the first one bound (port 0: an ephemeral one).
+            if index == 0 { port = Int(cpayql_mhd_bound_port(started)) }
         }
-        guard let started else {
-            throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(configuration.port) (address in use or invalid)")
+        // Each loop polls an epoll set of its daemon's epoll descriptor and a wake-up eventfd.
+        var loopDescriptors: [(loop: Int32, wake: Int32)] = []
+        for daemon in daemons.prefix(loops.count) {
+            var loopDescriptor: Int32 = -1
+            var wakeDescriptor: Int32 = -1
+            guard cpayql_mhd_loop_open(daemon.pointer, &loopDescriptor, &wakeDescriptor) == 0 else {
+                for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
+                for pair in loopDescriptors { _ = closeDescriptor(pair.loop); _ = closeDescriptor(pair.wake) }
+                throw HTTPServerError(description: "could not set up an event loop's descriptors for libmicrohttpd")
+            }
+            loopDescriptors.append((loopDescriptor, wakeDescriptor))
+            core.wakeDescriptors.withLock { $0[UInt(bitPattern: daemon.pointer)] = wakeDescriptor }
         }
-        self.daemon = DaemonHandle(pointer: started)
+        var detachers: [@Sendable () -> Void] = []
+        for ((loop, daemon), descriptors) in zip(zip(loops, daemons), loopDescriptors) {
+            let wake = descriptors.wake
+            detachers.append(loop.attach(descriptors.loop) { cpayql_mhd_serve(daemon.pointer, wake) })
+        }
+        self.daemons = daemons
+        self.detachers = detachers
+        self.loopDescriptors = loopDescriptors.flatMap { [$0.loop, $0.wake] }
         self.core = core
-        self.port = Int(cpayql_mhd_bound_port(started))
+        self.port = port
         let headDeadlineMilliseconds = Int64(limits.requestHeadDeadline.components.seconds) * 1000
             + Int64(limits.requestHeadDeadline.components.attoseconds / 1_000_000_000_000_000)
         self.sweeper = Task { [core] in
@@ -186,14 +224,18 @@ public final class HTTPServer: Sendable {
         // libmicrohttpd must not be stopped with a suspended connection: a stream waiting
         // for bytes is resumed (and ends) first.
         core.endStreams(finish: false)
-        MHD_stop_daemon(daemon.pointer)
+        // An event loop must no longer run a daemon being stopped (this waits for a run in progress).
+        for detach in detachers { detach() }
+        for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
+        for descriptor in loopDescriptors { _ = closeDescriptor(descriptor) }
     }
 }
 
 /// The daemon pointer. `@unchecked Sendable` because it is immutable after
 /// start and libmicrohttpd's daemon-level calls used here (stop,
 /// info) are documented as callable from any thread; `HTTPServer` ensures
-/// stop happens once.
+/// stop happens once, after its event loop (if any) has stopped running it:
+/// `MHD_run` is only ever called by that one loop's thread.
 private struct DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }

@@ -5,7 +5,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// Port to bind; `0` picks a free one (read it back from `HTTPServer.port`). Default `0`.
     public var port: Int
     /// Epoll threads in libmicrohttpd's pool. Default: the number of online CPU cores.
+    /// Not used with `eventLoops`.
     public var threads: Int
+    /// Event loops to serve on instead of threads of the server's own: one libmicrohttpd
+    /// daemon per loop, the daemons sharing the port (`SO_REUSEPORT`: the kernel spreads
+    /// connections over them), each run by its loop's thread. `payql serve` gives the
+    /// PostgreSQL pool's I/O threads: a request is then read, executed up to its statements,
+    /// resumed by their results and answered on one thread (docs/http.md, "Event loops").
+    /// Empty (the default): libmicrohttpd's own pool of `threads` threads.
+    public var eventLoops: [HTTPServerEventLoop]
     /// What the server accepts before it refuses.
     public var limits: Limits
     /// Where each request's log line goes; `nil` logs nothing. Default `nil`.
@@ -77,7 +85,7 @@ public struct HTTPServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 0, threads: Int? = nil, limits: Limits = .init(),
         logger: (any RequestLogger)? = nil, turbo: Bool = false, threadTimeSlice: Duration? = .microseconds(100),
-        taskExecutor: (any TaskExecutor)? = nil
+        taskExecutor: (any TaskExecutor)? = nil, eventLoops: [HTTPServerEventLoop] = []
     ) {
         self.host = host
         self.port = port
@@ -87,5 +95,21 @@ public struct HTTPServerConfiguration: Sendable {
         self.turbo = turbo
         self.threadTimeSlice = threadTimeSlice
         self.taskExecutor = taskExecutor
+        self.eventLoops = eventLoops
+    }
+}
+
+/// A thread running an event loop that the server's work can run on
+/// (`HTTPServerConfiguration.eventLoops`).
+public struct HTTPServerEventLoop: Sendable {
+    /// Starts serving: the loop calls `service` on its thread whenever `descriptor` is
+    /// readable, and again once the milliseconds `service` last returned have passed
+    /// (-1: only when readable). Returns the function that stops it: once that returns,
+    /// `service` is not running and is never called again. `service` never blocks.
+    public var attach: @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> @Sendable () -> Void
+
+    /// A loop that serves through `attach`.
+    public init(attach: @escaping @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> @Sendable () -> Void) {
+        self.attach = attach
     }
 }

@@ -39,6 +39,10 @@ final class ServerCore: Sendable {
     private let threadSliceNanoseconds: UInt64
     /// Each handler task's executor preference (nil: the global executor).
     private let taskExecutor: (any TaskExecutor)?
+    /// Event-loop daemons (by address) and the eventfd that wakes each one's loop
+    /// (`cpayql_mhd_loop_open`); empty for a daemon with threads of its own. Set before
+    /// the loops start running the daemons.
+    let wakeDescriptors = Locked<[UInt: Int32]>([:])
 
     init(
         handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?,
@@ -68,7 +72,9 @@ final class ServerCore: Sendable {
         var worker: UnsafeRawPointer?
         guard cpayql_mhd_connection_socket(connection, &descriptor, &worker) == 0 else { return nil }
         let id = connectionCounter.add(1, ordering: .relaxed).newValue
-        let slot = ConnectionSlot(id: id, descriptor: descriptor, worker: UInt(bitPattern: worker), now: cpayql_monotonic_coarse_ms())
+        let daemon = UInt(bitPattern: worker)
+        let wake = wakeDescriptors.withLock { $0[daemon] } ?? -1
+        let slot = ConnectionSlot(id: id, descriptor: descriptor, worker: daemon, now: cpayql_monotonic_coarse_ms(), wakeDescriptor: wake)
         // Without the watch a half-closed connection is still cut at the head deadline.
         if hangUpWatch >= 0 { _ = cpayql_hangup_watch_add(hangUpWatch, descriptor, id) }
         slots.withLock { table in
@@ -350,6 +356,8 @@ final class ServerCore: Sendable {
     private func resume(_ context: RequestContext) {
         _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
         MHD_resume_connection(context.connection)
+        // An event loop's daemon learns of it only through its loop (see `cpayql_mhd_loop_open`).
+        if let wake = context.slot?.wakeDescriptor, wake >= 0 { cpayql_mhd_wake(wake) }
     }
 
     /// Answers every suspended request past its deadline with 503.
@@ -423,7 +431,7 @@ final class ServerCore: Sendable {
         _ context: RequestContext, status: UInt32, headers packed: [UInt8], count: Int, stream: HTTPResponseStream
     ) -> MHD_Result {
         if draining.load(ordering: .relaxed) { stream.finish() }
-        stream.attach(context.connection)
+        stream.attach(context.connection, wakeDescriptor: context.slot?.wakeDescriptor ?? -1)
         context.streaming = true
         if let slot = context.slot { streams.withLock { $0[slot.id] = stream } }
         let retained = Unmanaged.passRetained(stream).toOpaque()

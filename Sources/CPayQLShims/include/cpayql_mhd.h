@@ -22,6 +22,8 @@ struct cpayql_mhd_config {
     size_t connection_memory_limit;         // per-connection pool: bounds request line + headers
     unsigned int listen_backlog;
     int turbo;                              // MHD_USE_TURBO
+    int external;                           // no threads of its own: driven by cpayql_mhd_serve
+    int reuse_port;                         // SO_REUSEPORT: several daemons on one port
 };
 
 /// Writes the IMF-fixdate (RFC 9110 §5.6.7, e.g. "Sun, 06 Nov 1994 08:49:37 GMT")
@@ -32,7 +34,8 @@ void cpayql_http_date(int64_t seconds, char out[30]);
 /// Callback that creates per-request state when the request line arrives (MHD_OPTION_URI_LOG_CALLBACK).
 typedef void *(*cpayql_mhd_uri_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/// Starts an epoll thread-pool daemon with suspend/resume; NULL on failure (errno may tell why).
+/// Starts an epoll daemon with suspend/resume, with a pool of its own threads or, with
+/// `config->external`, none (another thread calls cpayql_mhd_serve); NULL on failure (errno may tell why).
 /// `connection_notify` sees every connection open and close (MHD_OPTION_NOTIFY_CONNECTION),
 /// in the thread that serves it. `accept_policy` decides for each accepted connection whether
 /// it is served (a draining server refuses new ones there instead of MHD_quiesce_daemon).
@@ -54,6 +57,22 @@ void *cpayql_mhd_socket_context(struct MHD_Connection *connection);
 /// CLOCK_MONOTONIC_COARSE in milliseconds: a few nanoseconds through the vDSO,
 /// precise to a scheduler tick, for deadlines of seconds checked per request.
 int64_t cpayql_monotonic_coarse_ms(void);
+
+/// For an external daemon: `*loop_fd`, an epoll set holding the daemon's own epoll
+/// descriptor and `*wake_fd`, an eventfd (libmicrohttpd 0.9.75 puts no inter-thread
+/// channel in an external daemon's epoll set, so a connection resumed from another
+/// thread would wait for the daemon's next timeout: cpayql_mhd_wake after
+/// MHD_resume_connection makes `*loop_fd` readable). Returns 0, or -1 (errno set).
+/// Close both after MHD_stop_daemon.
+int cpayql_mhd_loop_open(struct MHD_Daemon *daemon, int *loop_fd, int *wake_fd);
+
+/// Makes the loop descriptor readable (cpayql_mhd_loop_open's `wake_fd`); any thread.
+void cpayql_mhd_wake(int wake_fd);
+
+/// Runs an external daemon once without waiting (clears `wake_fd`, then MHD_run) and
+/// returns the milliseconds until it must run again although its loop descriptor is
+/// not readable (-1: no deadline).
+int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon, int wake_fd);
 
 /// The port the daemon actually bound (for port 0), or 0 if unknown.
 uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
