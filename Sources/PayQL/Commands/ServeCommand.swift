@@ -142,6 +142,8 @@ enum ServeCommand {
             // Handler tasks prefer the pool's I/O executor too: what follows the execution (the
             // response, its extensions) then runs where the last statement's result was read.
             if ioExecutor { http.taskExecutor = database.pool.taskExecutor }
+            // And the HTTP server runs on those threads too (no hand-off between its threads and theirs).
+            if ioExecutor, try options.bool("http-on-io-threads", default: true) { http.eventLoops = database.pool.httpEventLoops }
             let listening = try HTTPServer(configuration: http, handler: gateway.httpHandler(graphQL: handler))
             server = listening
             let url = "http://\(settings.http.host):\(listening.port)"

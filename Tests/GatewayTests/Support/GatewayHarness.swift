@@ -83,7 +83,10 @@ final class GatewayHarness: Sendable {
         _ = try await Migrator(migrations: try Gateway.migrations()).migrate(using: pool)
         // The server starts first (its port is where the sandbox posts webhooks); its handler is set once the gateway exists.
         let handler = SwitchableHandler()
-        // Handler tasks on the pool's I/O executor, as `payql serve` runs them.
+        // Handler tasks on the pool's I/O executor, as `payql serve` runs them. The server keeps threads of its
+        // own (`payql serve` runs it on the pool's I/O threads, `--http-on-io-threads`): the I/O threads are
+        // the process's, so every harness of a parallel test run would serve on the same two threads, and
+        // the tests waiting with deadlines then wait for each other (ServeCommandTests run the real thing).
         let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, taskExecutor: pool.taskExecutor),
                                     handler: handler)
         let base = "http://127.0.0.1:\(server.port)"
