@@ -325,13 +325,18 @@ struct PlanningError: Error {
 /// removes its own when planned, so once the arrays have grown, collecting
 /// allocates nothing. Selection sets are small, so a linear scan finds a key
 /// until a selection has many (then a dictionary, for that selection only).
+///
+/// Field nodes are held as pointers to their selections in the document's arrays
+/// (a field is copied once, into its plan, not into this stack too). Safety: the
+/// planner's caller keeps the document alive for the whole of planning, its
+/// arrays are never written meanwhile, and no pointer outlives the planner.
 struct CollectedFields {
     /// Response keys; parallel to ``firsts``.
     var keys: [String] = []
-    /// The first field of each key (optional so that planning can move each out without a copy).
-    var firsts: [Field?] = []
-    /// Further fields of a key, with the key's position (merged fields are rare).
-    var more: [(position: Int, field: Field)] = []
+    /// The first field node of each key: a `.field` selection, in place in the document.
+    var firsts: [UnsafePointer<Selection>] = []
+    /// Further field nodes of a key, with the key's position (merged fields are rare).
+    var more: [(position: Int, field: UnsafePointer<Selection>)] = []
     /// The fragments spread so far by the selection being collected.
     var visited: [String] = []
     /// Key positions by key, for the selection being collected when it has many keys.
@@ -370,16 +375,19 @@ struct CollectedFields {
     func merged(into position: Int, since mark: Mark) -> [Field] {
         guard more.count > mark.more else { return [] }
         var fields: [Field] = []
-        for entry in more[mark.more...] where entry.position == position { fields.append(entry.field) }
+        for entry in more[mark.more...] where entry.position == position {
+            if case .field(let field) = entry.field.pointee { fields.append(field) }
+        }
         return fields
     }
 
-    mutating func add(_ field: borrowing Field) {
+    /// Adds `field`, the selection at `selection`, to the selection being collected.
+    mutating func add(_ field: borrowing Field, at selection: UnsafePointer<Selection>) {
         let key = field.responseKey
         if keys.count - base < CollectedFields.scanLimit {
             let length = key.utf8.count
             for position in base..<keys.count where keys[position].utf8.count == length && keys[position] == key {
-                more.append((position, copy field))
+                more.append((position, selection))
                 return
             }
         } else {
@@ -387,13 +395,13 @@ struct CollectedFields {
                 for position in base..<keys.count { index[keys[position]] = position }
             }
             if let position = index[key] {
-                more.append((position, copy field))
+                more.append((position, selection))
                 return
             }
             index[key] = keys.count
         }
         keys.append(key)
-        firsts.append(copy field)
+        firsts.append(selection)
     }
 }
 
@@ -518,7 +526,7 @@ struct Planner {
         var plans: [FieldPlan] = []
         plans.reserveCapacity(end - mark.keys)
         for position in mark.keys..<end {
-            guard let first = collected.firsts[position].take(), let field = object.field(named: first.name.value) else { continue }
+            guard case .field(let first) = collected.firsts[position].pointee, let field = object.field(named: first.name.value) else { continue }
             let moreNodes = collected.merged(into: position, since: mark)
             let completion: FieldPlan.Completion
             switch field.target {
@@ -680,11 +688,12 @@ extension CollectedFields {
     mutating func collect(_ typeName: String, _ selectionSet: SelectionSet, in scope: borrowing PlanningScope) {
         // Read in place: iterating the array would copy (retain) each selection's parts.
         selectionSet.selections.withUnsafeBufferPointer { selections in
+            guard let start = selections.baseAddress else { return }
             for position in selections.indices {
                 switch selections[position] {
                 case .field(let field):
                     guard scope.shouldInclude(field.directives) else { continue }
-                    add(field)
+                    add(field, at: start + position)
                 case .inlineFragment(let fragment):
                     guard scope.shouldInclude(fragment.directives) else { continue }
                     if let condition = fragment.typeCondition, !scope.fragmentApplies(condition.name.value, to: typeName) { continue }
