@@ -10,7 +10,7 @@ enum ProviderOptions {
     static let usage = """
                            [--sandbox true|false] [--sandbox-port 0] [--dev-keys true|false] [--dev-keys-dir .payql]
                            [--io-executor true|false]  (resolvers and handler tasks on the PostgreSQL pool's I/O threads; default true)
-                           [--http-on-io-threads true|false]  (with --io-executor: the HTTP server runs on those threads, not its own; default true)
+                           [--http-on-io-threads true|false]  (with --io-executor: the HTTP server runs on those threads, not its own; default false)
                            [--provider-circuit-cooldown-ms 30000]  (a DOWN provider gets no routed creates this long, then one trial)
                            [--razorpay-key-id ID] [--razorpay-base-url URL]     secrets: PAYQL_RAZORPAY_KEY_SECRET, PAYQL_RAZORPAY_WEBHOOK_SECRET
                            [--cashfree-client-id ID] [--cashfree-base-url URL]  secrets: PAYQL_CASHFREE_CLIENT_SECRET

@@ -142,8 +142,10 @@ enum ServeCommand {
             // Handler tasks prefer the pool's I/O executor too: what follows the execution (the
             // response, its extensions) then runs where the last statement's result was read.
             if ioExecutor { http.taskExecutor = database.pool.taskExecutor }
-            // And the HTTP server runs on those threads too (no hand-off between its threads and theirs).
-            if ioExecutor, try options.bool("http-on-io-threads", default: true) { http.eventLoops = database.pool.httpEventLoops }
+            // On request the HTTP server runs on those threads too (no hand-off between its threads and
+            // theirs); not the default while its measured gain is within this machine's noise
+            // (Benchmarks/gateway/README.md, 2026-12-02 00:40).
+            if ioExecutor, try options.bool("http-on-io-threads", default: false) { http.eventLoops = database.pool.httpEventLoops }
             let listening = try HTTPServer(configuration: http, handler: gateway.httpHandler(graphQL: handler))
             server = listening
             let url = "http://\(settings.http.host):\(listening.port)"
