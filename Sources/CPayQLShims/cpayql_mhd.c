@@ -64,6 +64,37 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
         MHD_OPTION_END);
 }
 
+int cpayql_port_in_use(const char *host, uint16_t port) {
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address;
+    socklen_t length;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+        length = sizeof v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        length = sizeof v6;
+    } else {
+        return 0;
+    }
+    int probe = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) return 0;
+    int on = 1;
+    // SO_REUSEADDR as libmicrohttpd sets it: connections in TIME_WAIT from an earlier
+    // server do not count, a listening socket (with or without SO_REUSEPORT) does.
+    (void)setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    int in_use = bind(probe, address, length) != 0 && errno == EADDRINUSE;
+    close(probe);
+    return in_use;
+}
+
 int cpayql_mhd_loop_open(struct MHD_Daemon *daemon, int *loop_fd, int *wake_fd) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
     if (info == NULL || info->epoll_fd < 0) {

@@ -65,6 +65,12 @@ public final class HTTPServer: Sendable {
         let idleSeconds = max(1, limits.idleTimeout.components.seconds + (limits.idleTimeout.components.attoseconds > 0 ? 1 : 0))
         let memory = Self.connectionMemory(maxHeaderBytes: limits.maxHeaderBytes)
         let cls = Unmanaged.passUnretained(core).toOpaque()
+        // The loops' daemons share their port (SO_REUSEPORT), which another process of the same
+        // user could then share too: refuse a port something already listens on, as a server with
+        // a port of its own does.
+        if !loops.isEmpty, configuration.port != 0, cpayql_port_in_use(host, UInt16(configuration.port)) != 0 {
+            throw HTTPServerError(description: "could not start libmicrohttpd on \(host):\(configuration.port) (address in use)")
+        }
         var daemons: [DaemonHandle] = []
         var port = configuration.port
         for index in 0..<max(1, loops.count) {

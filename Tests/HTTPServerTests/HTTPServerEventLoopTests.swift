@@ -127,6 +127,26 @@ import Testing
         }
     }
 
+    @Test func aPortSomethingListensOnIsRefusedThoughTheLoopsShareTheirs() async throws {
+        let loops = [TestLoop(), TestLoop()]
+        defer { loops.forEach { $0.stop() } }
+        let handler = ClosureHandler(immediate: { _ in .text("first") })
+        try await withServer(.init(eventLoops: loops.map(\.eventLoop)), handler: handler) { server in
+            // Another server with loops would share the port through SO_REUSEPORT: refused, as
+            // one with threads of its own is.
+            let other = TestLoop()
+            defer { other.stop() }
+            #expect(throws: HTTPServerError.self) {
+                try HTTPServer(configuration: .init(port: server.port, eventLoops: [other.eventLoop]), handler: handler)
+            }
+            #expect(throws: HTTPServerError.self) { try HTTPServer(configuration: .init(port: server.port), handler: handler) }
+            for _ in 0..<4 {
+                let response = try await request(port: server.port, "GET", "/")
+                #expect(response.text == "first")
+            }
+        }
+    }
+
     @Test func shutdownAnswersTheRequestInFlightAndStopsServingTheLoop() async throws {
         let loop = TestLoop()
         defer { loop.stop() }

@@ -77,6 +77,14 @@ int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon, int wake_fd);
 /// The port the daemon actually bound (for port 0), or 0 if unknown.
 uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);
 
+/// Whether something already listens on host:port: a plain socket (SO_REUSEADDR, no
+/// SO_REUSEPORT) is bound there and closed again. Daemons that share a port with
+/// SO_REUSEPORT would otherwise also share it with another process of the same user
+/// started on that port by mistake (both serving, the connections split between them),
+/// where a server on a port of its own fails with "address in use". Returns 1 when the
+/// address is in use, 0 otherwise (free, or an error binding will report again).
+int cpayql_port_in_use(const char *host, uint16_t port);
+
 /// Writes the client's numeric address into buffer; returns 0 on success.
 int cpayql_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length);
 
