@@ -19,7 +19,8 @@ extension Executor where Output: ~Copyable {
                     return try withUnsafePointer(to: json) { pointer throws(FieldError) in try completeJSON(level, plan, at: pointer) }
                 }
             case .passThrough, .none:
-                if let shared = plan.objectSelection, let readable = raw as? any GraphQLFieldReadable {
+                // A JSON value (the common resolver result) skips the conformance look-up.
+                if let shared = plan.objectSelection, !isJSONValue(raw), let readable = raw as? any GraphQLFieldReadable {
                     return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(raw), properties: .readable(readable)) }
                 }
             }
@@ -338,6 +339,16 @@ enum PropertyReader {
 @inline(__always)
 func plainJSON(_ raw: any Sendable) -> JSONValue? {
     plainJSON(opened: raw)
+}
+
+/// Whether the value is a `JSONValue` itself (its type compared: no cast).
+@inline(__always)
+func isJSONValue(_ raw: any Sendable) -> Bool {
+    isJSONValue(opened: raw)
+}
+
+private func isJSONValue<Value: Sendable>(opened value: Value) -> Bool {
+    Value.self == JSONValue.self
 }
 
 private func plainJSON<Value: Sendable>(opened value: Value) -> JSONValue? {
