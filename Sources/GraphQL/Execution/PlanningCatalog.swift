@@ -85,59 +85,20 @@ final class PlanningCatalog: Sendable {
 final class PlanningObject: Sendable {
     let name: String
     private let fields: [SchemaField]
-    /// Positions in ``fields`` (or -1), open-addressed by ``slot(_:)``: a name's
-    /// length and three of its bytes pick the slot, cheaper than `Hasher` on every look-up.
-    private let table: [Int32]
-    private let mask: Int
+    /// Positions in ``fields`` by name (cheaper than `Hasher` on every look-up).
+    private let positions: NameTable
 
     /// `fields` by name; each name once.
     init(name: String, fields: [String: SchemaField]) {
         self.name = name
         self.fields = Array(fields.values)
-        var size = 4
-        while size < 2 * fields.count { size *= 2 }
-        mask = size - 1
-        var table = [Int32](repeating: -1, count: size)
-        for (position, field) in self.fields.enumerated() {
-            var slot = PlanningObject.slot(field.name) & mask
-            while table[slot] >= 0 { slot = (slot + 1) & mask }
-            table[slot] = Int32(position)
-        }
-        self.table = table
+        positions = NameTable(self.fields.map(\.name))
     }
 
     /// The field called `name`, if the type has one.
     @inline(__always)
     func field(named name: String) -> SchemaField? {
-        var slot = PlanningObject.slot(name) & mask
-        while true {
-            let position = Int(table[slot])
-            guard position >= 0 else { return nil }
-            if fields[position].name == name { return fields[position] }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    @inline(__always)
-    private static func slot(_ name: String) -> Int {
-        // Names are native UTF-8 (contiguous): read in place, no index arithmetic.
-        let contiguous = name.utf8.withContiguousStorageIfAvailable { bytes -> Int in
-            guard let first = bytes.first, let last = bytes.last else { return 0 }
-            return mix(bytes.count, first, last, bytes[bytes.count / 2])
-        }
-        if let contiguous { return contiguous }
-        let utf8 = name.utf8
-        guard let first = utf8.first, let last = utf8.last else { return 0 }
-        return mix(utf8.count, first, last, utf8[utf8.index(utf8.startIndex, offsetBy: utf8.count / 2)])
-    }
-
-    @inline(__always)
-    private static func mix(_ count: Int, _ first: UInt8, _ last: UInt8, _ middle: UInt8) -> Int {
-        var hash = count &* 0x9E37_79B1
-        hash ^= Int(first) &* 0x85EB_CA77
-        hash ^= Int(last) &* 0xC2B2_AE3D
-        hash ^= Int(middle) &* 0x27D4_EB2F
-        return hash ^ (hash >> 15)
+        positions.position(of: name).map { fields[$0] }
     }
 }
 

@@ -13,7 +13,7 @@
 final class ValidationCatalog: Sendable {
     /// Every named type, in the schema's order (first definition of a name).
     let types: [ValidationType]
-    private let table: ValidationNameTable
+    private let table: NameTable
     /// The root operation types, when they are object types.
     let queryRoot: ValidationType?
     let mutationRoot: ValidationType?
@@ -24,7 +24,7 @@ final class ValidationCatalog: Sendable {
     let typeField: ValidationField
 
     init(types named: [GraphQLNamedType], queryTypeName: String?, mutationTypeName: String?, subscriptionTypeName: String?) {
-        let table = ValidationNameTable(named.map(\.name))
+        let table = NameTable(named.map(\.name))
         func index(of reference: GraphQLTypeReference) -> Int {
             table.position(of: reference.namedType) ?? -1
         }
@@ -106,7 +106,7 @@ final class ValidationType: Sendable {
     let isQueryRoot: Bool
     /// The type's own fields (no meta fields), in definition order.
     let fields: [ValidationField]
-    private let fieldTable: ValidationNameTable
+    private let fieldTable: NameTable
 
     init(_ type: GraphQLNamedType, fields: [ValidationField], isQueryRoot: Bool) {
         name = type.name
@@ -120,7 +120,7 @@ final class ValidationType: Sendable {
         isInput = type.isInputType
         self.isQueryRoot = isQueryRoot
         self.fields = fields
-        fieldTable = ValidationNameTable(fields.map(\.name))
+        fieldTable = NameTable(fields.map(\.name))
     }
 
     /// The own field called `name` (no meta fields), as `GraphQLObjectType.field(named:)`.
@@ -155,73 +155,14 @@ final class ValidationField: Sendable {
     }
 }
 
-/// Positions of names (the first of duplicates wins), open-addressed: a name's
-/// length and its first, middle and last bytes pick the slot, which costs less
-/// than `Hasher` on every look-up; the name itself settles it.
-struct ValidationNameTable: Sendable {
-    private let names: [String]
-    private let slots: [Int32]
-    private let mask: Int
-
-    /// `lastWins`: a repeated name finds its last position instead of its first.
-    init(_ names: [String], lastWins: Bool = false) {
-        var size = 4
-        while size < 2 * names.count { size *= 2 }
-        var slots = [Int32](repeating: -1, count: size)
-        let mask = size - 1
-        outer: for (position, name) in names.enumerated() {
-            var slot = Self.slot(name) & mask
-            while slots[slot] >= 0 {
-                if names[Int(slots[slot])] == name {
-                    if lastWins { slots[slot] = Int32(position) }
-                    continue outer
-                }
-                slot = (slot + 1) & mask
-            }
-            slots[slot] = Int32(position)
-        }
-        self.names = names
-        self.slots = slots
-        self.mask = mask
-    }
-
-    /// The position of `name`, if present.
-    @inline(__always)
-    func position(of name: String) -> Int? {
-        var slot = Self.slot(name) & mask
-        while true {
-            let position = Int(slots[slot])
-            guard position >= 0 else { return nil }
-            if names[position] == name { return position }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    @inline(__always)
-    private static func slot(_ name: String) -> Int {
-        let utf8 = name.utf8
-        let count = utf8.count
-        guard count > 0 else { return 0 }
-        let start = utf8.startIndex
-        let first = utf8[start]
-        let last = utf8[utf8.index(start, offsetBy: count - 1)]
-        let middle = utf8[utf8.index(start, offsetBy: count / 2)]
-        var hash = count &* 0x9E37_79B1
-        hash ^= Int(first) &* 0x85EB_CA77
-        hash ^= Int(last) &* 0xC2B2_AE3D
-        hash ^= Int(middle) &* 0x27D4_EB2F
-        return hash ^ (hash >> 15)
-    }
-}
-
 /// The document's fragment definitions by name: the definition index of the
 /// last fragment of each name (graphql-js's `getFragment`), without `Hasher`.
 struct FragmentNameIndex {
-    private let table: ValidationNameTable
+    private let table: NameTable
     private let definitionIndexes: [Int]
 
     init(names: [String], definitionIndexes: [Int]) {
-        table = ValidationNameTable(names, lastWins: true)
+        table = NameTable(names, lastWins: true)
         self.definitionIndexes = definitionIndexes
     }
 
