@@ -93,7 +93,8 @@ def create(url, key, concurrency, count):
                                 {"content-type": "application/json", "authorization": "Bearer " + key})
             answer = json.loads(body)
             timing = answer.get("extensions", {}).get("timing")
-            if status != 200 or not timing or answer["data"]["createOrder"]["userErrors"]:
+            created = (answer.get("data") or {}).get("createOrder") or {}
+            if status != 200 or not timing or answer.get("errors") or not created.get("order") or created.get("userErrors"):
                 with lock:
                     failures.append(body[:200])
                 continue

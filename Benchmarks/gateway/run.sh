@@ -7,7 +7,8 @@
 #  3. webhook ingestion: signed Razorpay payment.captured deliveries per second, each applied once.
 #
 #   Benchmarks/gateway/run.sh            ROUNDS=3 DURATION=5 ORDERS=400 CREATES=3000 EVENTS=60000
-#   PAYQL=/path/to/release/payql skips the build.
+#   PAYQL=/path/to/release/payql skips the build; LOG_LEVEL=info logs the server, KEEP=1 keeps its
+#   directory (serve.log, the cluster) afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; ORDERS="${ORDERS:-400}"; CREATES="${CREATES:-3000}"; EVENTS="${EVENTS:-60000}"
@@ -39,12 +40,12 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$WORK"
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept: $WORK (serve.log)"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg), payql $(git rev-parse --short HEAD)"
-"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level off --reconciler false >"$WORK/serve.log" 2>&1 &
+"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level "${LOG_LEVEL:-off}" --reconciler false >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 PAYQL_PID=$!
 for _ in $(seq 1 300); do [ -s "$WORK/dev-keys" ] && break; sleep 0.2; done
