@@ -189,7 +189,10 @@ final class GatewayHarness: Sendable {
     }
 
     /// Polls `condition` until it holds or `timeout` passes (webhooks arrive asynchronously).
-    func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+    /// The default is generous: on a loaded 2-core machine (load 18–30) background work such as
+    /// outbox deliveries and collect polls took well over 10 s; a condition that holds returns at
+    /// its first poll that sees it, so only a failing test waits the whole time.
+    func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
