@@ -10,6 +10,28 @@
 #include <unistd.h>
 #include <time.h>
 
+/// Fills `v4` or `v6` with host:port (a numeric IPv4 or IPv6 address) and returns the
+/// one filled as a sockaddr, with its length; NULL (errno EINVAL) for anything else.
+static const struct sockaddr *numeric_address(const char *host, uint16_t port, struct sockaddr_in *v4,
+                                              struct sockaddr_in6 *v6, socklen_t *length) {
+    memset(v4, 0, sizeof *v4);
+    memset(v6, 0, sizeof *v6);
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        *length = sizeof *v4;
+        return (const struct sockaddr *)v4;
+    }
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        *length = sizeof *v6;
+        return (const struct sockaddr *)v6;
+    }
+    errno = EINVAL;
+    return NULL;
+}
+
 struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
@@ -32,21 +54,10 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
         {config->reuse_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, 1, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
-    memset(&v4, 0, sizeof v4);
-    memset(&v6, 0, sizeof v6);
-    if (inet_pton(AF_INET, config->host, &v4.sin_addr) == 1) {
-        v4.sin_family = AF_INET;
-        v4.sin_port = htons(config->port);
-        address = (const struct sockaddr *)&v4;
-    } else if (inet_pton(AF_INET6, config->host, &v6.sin6_addr) == 1) {
-        v6.sin6_family = AF_INET6;
-        v6.sin6_port = htons(config->port);
-        address = (const struct sockaddr *)&v6;
-        flags |= MHD_USE_IPv6;
-    } else {
-        errno = EINVAL;
-        return NULL;
-    }
+    socklen_t length;
+    address = numeric_address(config->host, config->port, &v4, &v6, &length);
+    if (address == NULL) return NULL;
+    if (address->sa_family == AF_INET6) flags |= MHD_USE_IPv6;
     if (config->turbo) flags |= MHD_USE_TURBO;
     return MHD_start_daemon(
         flags, config->port, accept_policy, accept_cls, handler, handler_cls,
@@ -69,21 +80,8 @@ int cpayql_port_in_use(const char *host, uint16_t port) {
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
     socklen_t length;
-    memset(&v4, 0, sizeof v4);
-    memset(&v6, 0, sizeof v6);
-    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
-        v4.sin_family = AF_INET;
-        v4.sin_port = htons(port);
-        address = (const struct sockaddr *)&v4;
-        length = sizeof v4;
-    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
-        v6.sin6_family = AF_INET6;
-        v6.sin6_port = htons(port);
-        address = (const struct sockaddr *)&v6;
-        length = sizeof v6;
-    } else {
-        return 0;
-    }
+    address = numeric_address(host, port, &v4, &v6, &length);
+    if (address == NULL) return 0;
     int probe = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (probe < 0) return 0;
     int on = 1;

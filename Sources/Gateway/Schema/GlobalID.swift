@@ -1,4 +1,5 @@
 public import Foundation
+import Support
 
 /// The object types that have global IDs (`Node`), by GraphQL type name.
 public enum NodeType: String, Sendable, CaseIterable {
@@ -59,22 +60,13 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
                     guard text[index] == UInt8(ascii: "-") else { return false }
                     index += 1
                 }
-                guard let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else { return false }
+                guard let high = Hex.digitValue(text[index]), let low = Hex.digitValue(text[index + 1]) else { return false }
                 out[position] = high << 4 | low
                 index += 2
             }
             return true
         }
         return parsed ? UUID(uuid: bytes) : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Decodes `text` and checks it names a `type`; nil otherwise.
