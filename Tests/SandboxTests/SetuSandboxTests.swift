@@ -79,6 +79,36 @@ struct SetuSandboxTests {
         }
     }
 
+    @Test func billFetchSendsTheFetchUserEvents() async throws {
+        try await SandboxHarness.run { h in
+            let headers = try await h.setuHeaders()
+            let session = try #require(try await h.send("POST", "/setu/api/v2/ethereal/link", headers: headers, json: Self.link)["sessionId"]?.stringValue)
+            #expect(try await h.send("POST", "/_sandbox/setu/links/0000/fetch", json: "{}").status == 404)
+            #expect(try await h.send("POST", "/_sandbox/setu/links/\(session)/fetch", json: #"{"status":"paid"}"#).status == 400)
+            #expect(try await h.send("POST", "/_sandbox/setu/links/\(session)/fetch", json: #"{"amount":"-1"}"#).status == 400)
+            #expect(try await h.send("POST", "/_sandbox/setu/links/\(session)/fetch", json: "[]").status == 400)
+
+            let fetched = try await h.send("POST", "/_sandbox/setu/links/\(session)/fetch", json: #"{"amount":"101.00"}"#)
+            #expect(fetched.status == 200, "\(fetched.text)")
+            let success = try JSONParser.parse(try #require(await h.receiver.wait(for: 1).first).body)
+            #expect(success["event"]?.stringValue == "bill_fetch_success")
+            #expect(success["status"]?.stringValue == "FETCH_SUCCESS")
+            #expect(success["sessionId"]?.stringValue == session)
+            #expect(success["billAmount"]?.stringValue == "101.00")
+            #expect(success["billDetails"]?.arrayValue?.first?["billAmount"]?.stringValue == "101.00")
+            #expect(success["refId"]?.stringValue?.hasPrefix("CMA") == true)
+
+            _ = try await h.send("POST", "/_sandbox/setu/links/\(session)/fetch", json: #"{"status":"failure","code":"bill-not-found"}"#)
+            let hooks = await h.receiver.wait(for: 2)
+            let failure = try JSONParser.parse(try #require(hooks.last).body)
+            #expect(failure["event"]?.stringValue == "bill_fetch_failure")
+            #expect(failure["status"]?.stringValue == "FETCH_FAILURE")
+            #expect(failure["fetchErrorCode"]?.stringValue == "bill-not-found")
+            #expect(failure["error"]?["code"]?.stringValue == "bill-not-found")
+            #expect(failure["billDetails"] == nil)
+        }
+    }
+
     @Test func paymentEventValidation() async throws {
         try await SandboxHarness.run { h in
             let headers = try await h.setuHeaders()

@@ -5,7 +5,7 @@ import PaymentsCore
 import Postgres
 
 /// Setu bill pay in the schema: `createBillPayLink`, `startBillPayment`, `billPayment`, `billPayments`,
-/// the `BillPayLink` / `BillPayment` fields that load rows, `Order.billPayment` and `node(id:)` for both types.
+/// the `BillPayLink` / `BillPayment` fields that load rows (`BillPayLink.billFetches` among them), `Order.billPayment` and `node(id:)` for both types.
 enum BillPayResolvers {
     static func register(_ set: inout ResolverSet, services: GatewayServices) {
         MutationResolvers.mutation(&set, "createBillPayLink", services) { input, context in
@@ -85,6 +85,15 @@ enum BillPayResolvers {
                 BatchLoader<UUID, [any Sendable]> { ids in
                     let found = try await services.billPayStore.payments(linkIDs: ids)
                     return ids.map { (found[$0] ?? []).map(BillPaymentView.init) as [any Sendable] }
+                }
+            }.load(link.record.id)
+        }
+        set.sync("BillPayLink", "billFetches") { input in
+            guard let link = input.source as? BillPayLinkView else { return [] as [any Sendable] }
+            return input.loaders.loader("linkBillFetches") {
+                BatchLoader<UUID, [any Sendable]> { ids in
+                    let found = try await BillFetchStore(pool: services.pool).fetches(linkIDs: ids)
+                    return ids.map { (found[$0] ?? []).map(BillFetchView.init) as [any Sendable] }
                 }
             }.load(link.record.id)
         }

@@ -5,7 +5,7 @@ import PaymentsCore
 import Postgres
 
 // The Setu bill-pay object types (F19–F24). Fields that load other rows (`order`, `customer`,
-// `confirmation`, `billPayments`, `refunds`) have resolvers in BillPayResolvers.swift.
+// `confirmation`, `billPayments`, `billFetches`, `refunds`) have resolvers in BillPayResolvers.swift.
 
 /// `BillPayLink`.
 struct BillPayLinkView: GraphQLFieldReadable, GraphQLTypeNamed {
@@ -26,7 +26,6 @@ struct BillPayLinkView: GraphQLFieldReadable, GraphQLTypeNamed {
         case "billParameters": record.billParameters.map(BillParameterView.init) as [any Sendable]
         case "redirectTo": record.redirectTo
         case "traceId": record.traceID
-        case "billFetches": [] as [any Sendable]
         case "expiresAt": record.expiresAt.rfc3339
         case "createdAt": record.createdAt.rfc3339
         default: nil
@@ -90,6 +89,23 @@ struct BillerView: GraphQLFieldReadable {
         case "id": id
         case "name": self.name
         case "category": category
+        default: nil
+        }
+    }
+}
+
+/// `BillFetch`: a bill fetch Setu reported for a link.
+struct BillFetchView: GraphQLFieldReadable {
+    var record: BillFetchRecord
+
+    func graphQLField(_ name: String) -> (any Sendable)? {
+        switch name {
+        case "success": record.success
+        case "biller": record.billerID.map { BillerView(id: $0, name: record.billerName, category: record.billerCategory) }
+        case "bills": BillDetailView.list(record.billsJSON)
+        case "errorCode": record.errorCode
+        case "errorMessage": record.errorMessage
+        case "at": record.fetchedAt.rfc3339
         default: nil
         }
     }

@@ -6,7 +6,8 @@ import Providers
 
 /// Setu's user-event webhooks (flow F23) applied to bill payments, inside the transaction that
 /// stores the event. Setu names the bill payment by its `orderId` (a sample uses an id without
-/// `COUWL`), else by the link's `sessionId`. Bill fetches and disputes are stored, not applied.
+/// `COUWL`), else by the link's `sessionId`. Bill fetches are applied to their link by its `sessionId`
+/// (`bill_fetches`, ``BillFetchStore``); disputes are stored, not applied.
 enum BillPayWebhooks {
     /// The bill payment status a user event moves to; nil for events about no payment.
     static func status(event: String) -> String? {
@@ -20,16 +21,26 @@ enum BillPayWebhooks {
     }
 
     /// Applies `event` (its raw `body` for the biller and bill fields); returns the stored outcome.
+    /// A reprocessed event is read from its stored payload, where personal data (and every value
+    /// under a key containing "name") is redacted: such values count as absent, never as data.
     static func apply(_ event: WebhookEvent, body: [UInt8], eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
-        guard let status = status(event: event.type) else { return "IGNORED" }
         let parsed = try? JSONParser.parse(body)
+        if event.type == "bill_fetch_success" || event.type == "bill_fetch_failure" {
+            let fetch = BillFetchStore.Fetch(success: event.type == "bill_fetch_success", body: parsed)
+            return try await BillFetchStore.apply(fetch, eventRowID: eventRowID, on: connection)
+        }
+        guard let status = status(event: event.type) else { return "IGNORED" }
+        func text(_ key: String) -> String? {
+            guard let value = parsed?[key]?.stringValue, value != WebhookRedaction.placeholder else { return nil }
+            return value
+        }
         var bill: BillPaymentRecord?
         if let orderID = event.orderID {
             bill = try await connection.query("""
                 SELECT \(sql: BillPayStore.paymentColumns) FROM bill_payments WHERE setu_order_id = \(orderID) FOR UPDATE
                 """).first.map(BillPayStore.payment)
         }
-        if bill == nil, let session = parsed?["sessionId"]?.stringValue {
+        if bill == nil, let session = text("sessionId") {
             bill = try await connection.query("""
                 SELECT \(sql: BillPayStore.paymentColumns) FROM bill_payments
                 WHERE bill_pay_link_id = (SELECT id FROM bill_pay_links WHERE session_id = \(session))
@@ -44,12 +55,12 @@ enum BillPayWebhooks {
         guard bill.status != "REFUNDED" else { return "APPLIED" }
         let flag: String? = status == "COLLECTION_FAILED"
             ? "COLLECTION_FAILED: the money was collected but Setu could not pay the bill; Setu is expected to ask for a refund" : nil
-        let bills = parsed?["billDetails"]?.arrayValue.map { PostgresJSONB(text: JSONWriter.string(.array($0))) }
+        let bills = parsed?["billDetails"]?.arrayValue.map { PostgresJSONB(text: JSONWriter.string(withoutRedacted(.array($0)))) }
         _ = try await connection.query("""
             UPDATE bill_payments SET status = \(status), setu_transaction_id = coalesce(\(event.paymentID), setu_transaction_id),
-                biller_id = coalesce(\(parsed?["billerId"]?.stringValue), biller_id),
-                biller_name = coalesce(\(parsed?["billerName"]?.stringValue), biller_name),
-                biller_category = coalesce(\(parsed?["billerCategory"]?.stringValue), biller_category),
+                biller_id = coalesce(\(text("billerId")), biller_id),
+                biller_name = coalesce(\(text("billerName")), biller_name),
+                biller_category = coalesce(\(text("billerCategory")), biller_category),
                 bills = coalesce(\(bills), bills),
                 flagged_reason = coalesce(\(flag), flagged_reason), flagged_at = CASE WHEN \(flag != nil) THEN now() ELSE flagged_at END,
                 updated_at = now()
@@ -57,5 +68,22 @@ enum BillPayWebhooks {
             """)
         try await BillPayStore.notify(bill.id, on: connection)
         return "APPLIED"
+    }
+
+    /// `value` without the object members the intake redacted (so a reprocessed event's bills keep
+    /// no `"[redacted]"` customer name; the member is absent instead).
+    static func withoutRedacted(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var kept = JSONObject(capacity: object.count)
+            for (key, member) in object.members where member.stringValue != WebhookRedaction.placeholder {
+                kept.append(key, withoutRedacted(member))
+            }
+            return .object(kept)
+        case .array(let items):
+            return .array(items.map(withoutRedacted))
+        default:
+            return value
+        }
     }
 }

@@ -36,7 +36,10 @@ extension WebhookService {
         }
         try await pool.withTransaction { connection in
             _ = try await connection.query("SELECT id FROM webhook_events WHERE id = \(id) FOR UPDATE")
-            let outcome = try await Self.apply(event, eventRowID: id, on: connection)
+            // Setu's events change bill payments and bill fetches (as the intake applies them), not orders.
+            let outcome = event.provider == .setu
+                ? try await BillPayWebhooks.apply(event, body: Array(payload.text.utf8), eventRowID: id, on: connection)
+                : try await Self.apply(event, eventRowID: id, on: connection)
             _ = try await connection.query("""
                 UPDATE webhook_events SET outcome = \(outcome), processing_error = NULL, processed_at = now() WHERE id = \(id)
                 """)

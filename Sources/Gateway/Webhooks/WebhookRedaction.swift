@@ -12,14 +12,17 @@ enum WebhookRedaction {
     /// every key of every webhook body, and `String.contains` made it a third of a delivery's CPU).
     private static let fragmentBytes: [[UInt8]] = sensitiveFragments.map { Array($0.utf8) }
 
+    /// What a redacted value is replaced with.
+    static let placeholder = "[redacted]"
+
     static func redact(_ value: JSONValue, depth: Int = 0) -> JSONValue {
-        guard depth < 64 else { return .string("[redacted]") }
+        guard depth < 64 else { return .string(placeholder) }
         switch value {
         case .object(let object):
             var out = JSONObject(capacity: object.count)
             for (key, member) in object.members {
                 if isSensitive(key), !isStructural(member) {
-                    out.append(key, member.isNull ? .null : .string("[redacted]"))
+                    out.append(key, member.isNull ? .null : .string(placeholder))
                 } else {
                     out.append(key, redact(member, depth: depth + 1))
                 }

@@ -2,7 +2,7 @@ import HTTPServer
 
 /// The control API's endpoints, matched by ``controlRoutes`` (patterns after `/_sandbox`).
 enum ControlEndpoint: Sendable {
-    case health, reset, inspectOrder, completeOrder, completeCashfreeRefund, initiateSetuLink, expireTokens
+    case health, reset, inspectOrder, completeOrder, completeCashfreeRefund, initiateSetuLink, fetchSetuBill, expireTokens
     case setuPartnerCall, refuseSetuPaymentEvents, webhookLog, redeliverWebhook, addFault, listFaults, clearFaults, removeFault
     case inspectInstamojoCollect, completeInstamojoCollect
 }
@@ -16,6 +16,7 @@ let controlRoutes: Router<ControlEndpoint> = {
         ("POST /cashfree/orders/{id}/refunds/{refund}/complete", .completeCashfreeRefund),
         ("POST /{provider}/orders/{id}/complete", .completeOrder),
         ("POST /setu/links/{session}/initiate", .initiateSetuLink),
+        ("POST /setu/links/{session}/fetch", .fetchSetuBill),
         ("POST /{provider}/tokens/expire", .expireTokens),
         ("GET /instamojo/collects/{id}", .inspectInstamojoCollect),
         ("POST /instamojo/collects/{id}/complete", .completeInstamojoCollect),
@@ -82,6 +83,10 @@ extension SandboxRouter {
             guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
             let body = request.body.isEmpty ? WireObject() : (request.jsonObject() ?? WireObject())
             return setu.initiate(sessionID: p["session"] ?? "", body: body, context: context(for: request))
+        case .fetchSetuBill:
+            guard let setu = simulator(.setu) as? SetuSimulator else { return Self.controlError(404, "setu is not simulated") }
+            guard let body = request.body.isEmpty ? WireObject() : request.jsonObject() else { return Self.controlError(400, "body must be a JSON object") }
+            return await answer(setu.fetchBill(sessionID: p["session"] ?? "", body: body, context: context(for: request)))
         case .expireTokens:
             // Lets a client's token refresh be tested without waiting for the expiry.
             switch SandboxProvider(rawValue: provider).flatMap({ simulator($0) }) {
