@@ -20,7 +20,7 @@ import Testing
                                  paymentStatus: status, rawPaymentStatus: status.name.lowercased(),
                                  amount: Amount(minorUnits: amount, currency: .inr))
         return WebhookDelivery(event: event, body: body, bodyHash: Data(Crypto.hash(.sha256, body)),
-                               payload: WebhookService.redactedPayload(body))
+                               payload: WebhookService.redactedPayload(body, provider: .razorpay))
     }
 
     /// A Razorpay order at the sandbox; its id and provider order id.

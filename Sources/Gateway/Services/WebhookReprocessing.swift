@@ -29,7 +29,7 @@ extension WebhookService {
         // by (order, payment and refund ids, statuses, amounts) are kept.
         let event: WebhookEvent
         do {
-            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: [], body: Array(payload.text.utf8)))
+            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: [], body: Self.storedBody(payload, provider: provider)))
         } catch {
             throw UserError(.invalidState, "the stored payload cannot be read as a \(provider.graphQLName) event (\(error.message)); nothing was applied",
                             field: ["input", "webhookEventId"])

@@ -4,6 +4,7 @@ import JSON
 import PaymentsCore
 import Postgres
 import Providers
+import Support
 
 /// Provider webhooks: `POST /webhooks/{provider}`. The signature is checked over the raw
 /// bytes; an authentic delivery is stored once (de-duplicated on the provider's event id
@@ -57,7 +58,7 @@ struct WebhookService: Sendable {
         }
         // Stored and applied with whatever else arrives meanwhile, in one transaction (group commit);
         // answered once that transaction committed.
-        return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body)))
+        return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body, provider: provider)))
     }
 
     /// Applies an event to its order, alone in its transaction (``reprocess(eventID:)``); returns the
@@ -129,7 +130,7 @@ struct WebhookService: Sendable {
     private func store(provider: ProviderName, eventID: String, type: String, bodyHash: Data, body: [UInt8], outcome: String, error: String) async throws {
         _ = try await pool.query("""
             INSERT INTO webhook_events (provider, event_id, event_type, payload, body_hash, outcome, processing_error, processed_at)
-            VALUES (\(provider.rawValue), \(eventID), \(type), \(Self.redactedPayload(body)), \(bodyHash), \(outcome), \(error), now())
+            VALUES (\(provider.rawValue), \(eventID), \(type), \(Self.redactedPayload(body, provider: provider)), \(bodyHash), \(outcome), \(error), now())
             ON CONFLICT DO NOTHING
             """)
     }
@@ -145,8 +146,25 @@ struct WebhookService: Sendable {
 
     /// The body as jsonb with values under sensitive-looking keys replaced (bank accounts, VPAs,
     /// contact details): ops read payloads, and the raw body is only needed for the signature.
-    static func redactedPayload(_ body: [UInt8]) -> PostgresJSONB {
-        guard let parsed = try? JSONParser.parse(body) else { return PostgresJSONB(text: "{}") }
-        return PostgresJSONB(text: JSONWriter.string(WebhookRedaction.redact(parsed)))
+    /// Instamojo posts form data: kept as an object of its fields (a repeated name keeps its first
+    /// value, as the event is read; jsonb orders the keys its own way), so ops see it and it can be
+    /// reprocessed.
+    static func redactedPayload(_ body: [UInt8], provider: ProviderName) -> PostgresJSONB {
+        if let parsed = try? JSONParser.parse(body) {
+            return PostgresJSONB(text: JSONWriter.string(WebhookRedaction.redact(parsed)))
+        }
+        guard provider == .instamojo, let pairs = URLEncodedForm.decodeStrictly(body) else { return PostgresJSONB(text: "{}") }
+        var fields = JSONObject(capacity: pairs.count)
+        for (name, value) in pairs where fields[name] == nil { fields.append(name, .string(value)) }
+        return PostgresJSONB(text: JSONWriter.string(WebhookRedaction.redact(.object(fields))))
+    }
+
+    /// The body a stored payload stands for, to be read again as the provider's event: the JSON
+    /// itself, or for Instamojo the form its fields came from (``redactedPayload(_:provider:)``).
+    static func storedBody(_ payload: PostgresJSONB, provider: ProviderName) -> [UInt8] {
+        guard provider == .instamojo, let object = (try? JSONParser.parse(Array(payload.text.utf8)))?.objectValue else {
+            return Array(payload.text.utf8)
+        }
+        return URLEncodedForm.encode(object.members.compactMap { name, value in value.stringValue.map { (name, $0) } })
     }
 }

@@ -11,7 +11,7 @@ struct WebhookDelivery: Sendable {
     var body: [UInt8]
     /// SHA-256 of the raw body: the second de-duplication key.
     var bodyHash: Data
-    /// The body as stored for ops (``WebhookService/redactedPayload(_:)``).
+    /// The body as stored for ops (``WebhookService/redactedPayload(_:provider:)``).
     var payload: PostgresJSONB
 }
 

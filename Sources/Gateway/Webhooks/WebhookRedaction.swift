@@ -6,7 +6,9 @@ import JSON
 enum WebhookRedaction {
     /// Lower-cased key fragments whose values are redacted.
     static let sensitiveFragments = ["email", "contact", "phone", "mobile", "vpa", "account_number", "accountnumber",
-                                     "card", "upi_id", "bank_account", "ifsc", "name", "address", "token"]
+                                     "card", "upi_id", "bank_account", "ifsc", "name", "address", "token",
+                                     // Instamojo's `buyer` is the buyer's email address.
+                                     "buyer"]
 
     /// The fragments as lower-case ASCII bytes (matched against keys byte by byte: this runs for
     /// every key of every webhook body, and `String.contains` made it a third of a delivery's CPU).
