@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import JSON
 import PaymentsCore
+import Postgres
 import Providers
 import Sandbox
 import Testing
@@ -157,6 +158,37 @@ import Testing
                                                          headers: [("authorization", "Bearer \(bearer)")]))
             let body = try JSONParser.parse(found.body)
             #expect((body["order"]?["id"] ?? body["id"])?.stringValue == providerOrderID, "\(body)")
+        }
+    }
+
+    /// `OrderStore.markCreated` commits without waiting for its flush: a crash may lose that commit after
+    /// the client was answered. The row is then as the pending insert left it (committed durably before
+    /// the provider call); the reconciler flags it as an unfinished creation and finds the same provider
+    /// order by its receipt — the one the client was given — without creating another.
+    @Test func anAcknowledgedOrderWhoseLastCommitWasLostIsFoundAgainByItsReceipt() async throws {
+        try await GatewayHarness.run { h in
+            let answer = try await h.createOrder(receipt: "acknowledged_then_lost")
+            #expect(answer.userErrorCodes("createOrder") == [])
+            let created = try #require(answer.data("createOrder")?["order"])
+            let id = try #require(created["id"]?.stringValue)
+            let acknowledged = try #require(created["providerOrderId"]?.stringValue)
+            // The crash's effect: the row without what markCreated wrote.
+            let uuid = try #require(GlobalID(id, of: .order)).uuid
+            _ = try await h.pool.query("""
+                UPDATE orders SET provider_order_id = NULL, provider_status = NULL, client_payload = '{}', last_synced_at = NULL
+                WHERE id = \(uuid)
+                """)
+            let clock = TestClock()
+            // Past the creation grace (60 s): an order with no provider order and no flag is not being created any more.
+            clock.advance(.seconds(120))
+            let log = ReconcilerLog()
+            #expect(try await h.reconciler(clock: clock, log: log).runOnce() == 1)
+            #expect(log.failures == [])
+            let order = try #require(try await h.order(id))
+            #expect(order["providerOrderId"]?.stringValue == acknowledged)
+            #expect(order["checkout"]?["orderId"]?.stringValue == acknowledged)
+            #expect(order["needsReconciliation"]?.boolValue == false)
+            #expect(try await h.razorpayOrders(receipt: "acknowledged_then_lost").count == 1)
         }
     }
 
