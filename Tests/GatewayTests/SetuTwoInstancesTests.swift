@@ -19,7 +19,9 @@ import Glibc
             for _ in 0..<bills { started.append(try await SetuConfirmationTests.startAtRazorpay(h, amount: "250.00")) }
             // Setu answers the first four payment-events slowly: the instance that sends them is caught mid-delivery.
             _ = try await h.sandboxControl("/faults", body: #"{"route":"POST /setu/api/v2/webhooks/payment-event","kind":"latency","ms":3000,"times":4}"#)
-            let flags = ServeProcess.setuArguments(h.sandbox) + ["--outbox-interval-ms", "50", "--outbox-lease-ms", "2000"]
+            // A lease longer than the slow answers (3 s), so a live instance keeps its claims even on a busy machine;
+            // the killed one's run out after it and the second instance takes them over.
+            let flags = ServeProcess.setuArguments(h.sandbox) + ["--outbox-interval-ms", "50", "--outbox-lease-ms", "5000"]
             let first = try await ServeProcess.start(databaseURL: h.databaseURL, sandbox: h.sandbox, extra: flags)
             var second: ServeProcess?
             do {
