@@ -10,7 +10,7 @@
 #
 # Prints req/s, p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on a quiet
 # machine), µs of PayQL CPU per request (the steady figure) and µs of the embedded PostgreSQL's
-# CPU per request (every process of its cluster).
+# CPU per request (every process of its cluster), and context switches of PayQL's threads per request.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 QUERY="${1:-order}"; CONNECTIONS="${CONNECTIONS:-16}"; DURATION="${DURATION:-5}"; ORDERS="${ORDERS:-100}"
@@ -43,6 +43,9 @@ case "$QUERY" in
 esac
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
+# Context switches of every PayQL thread (voluntary + involuntary), summed: how often a request's
+# work is handed between threads or waits; steadier than CPU time on a busy machine.
+switches() { cat /proc/"$SERVER"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { t += $2 } END { print t + 0 }'; }
 # PostgreSQL's CPU: the embedded cluster's processes (the postmaster named in postmaster.pid and
 # its children), "pid ticks" a line, summed by difference (a process started meanwhile counts from 0).
 pg_ticks() {
@@ -53,6 +56,7 @@ pg_ticks() {
 }
 HZ="$(getconf CLK_TCK)"
 pg_ticks >"$OUT/pg-before"
+switches_before="$(switches)"
 before="$(ticks)"
 if [ "$QUERY" = create ]; then
   # createOrder through the in-process sandbox: CPU includes the sandbox's share.
@@ -69,11 +73,13 @@ else
   requests="$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$result")"
 fi
 after="$(ticks)"
+switches_after="$(switches)"
 pg_ticks >"$OUT/pg-after"
 pg="$(awk 'NR == FNR { b[$1] = $2; next } { t += $2 - ($1 in b ? b[$1] : 0) } END { print t + 0 }' "$OUT/pg-before" "$OUT/pg-after")"
 if [ -n "${PERFPID:-}" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
 echo "query=$QUERY connections=$CONNECTIONS requests=$requests cpu_s=$(awk -v t=$((after - before)) -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }') \
 cpu_us_per_request=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') \
-postgres_cpu_us_per_request=$(awk -v t="$pg" -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+postgres_cpu_us_per_request=$(awk -v t="$pg" -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') \
+switches_per_request=$(awk -v t=$((switches_after - switches_before)) -v n="$requests" 'BEGIN { printf "%.2f", t / n }') load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
 [ "${PERF:-0}" = 1 ] && echo "profile: perf report --no-children -i $OUT/perf.data"
 true
