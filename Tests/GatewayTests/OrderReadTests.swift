@@ -86,4 +86,37 @@ import Testing
             #expect(other.status == 200 && other.data("order") == .null)
         }
     }
+    /// A read whose selection certainly asks for neither the checkout nor the notes leaves their jsonb
+    /// unread (`Related.payloads`); a selection that may ask for them (directly, in an inline fragment,
+    /// or through a fragment spread, which is not looked into) gets them.
+    @Test func theCheckoutAndNotesAreReadOnlyWhenTheyMayBeSelected() async throws {
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            let created = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer,
+                                                                    extra: #", notes: [{key: "k", value: "v"}]"#)
+            let id = try #require(created["id"])
+            let idText = try #require(id.stringValue)
+            let orderID = try #require(GlobalID(idText, of: .order))
+            let store = h.gateway.services.orderStore
+            let full = try #require(try await store.find(id: orderID.uuid, with: .init(customer: true)))
+            #expect(full.order.checkout != nil && !full.order.notes.pairs.isEmpty)
+            let light = try #require(try await store.find(id: orderID.uuid, with: .init(customer: true, payloads: false)))
+            #expect(light.order.checkout == nil && light.order.notes.pairs.isEmpty)
+            var rest = light.order
+            rest.checkout = full.order.checkout
+            rest.notes = full.order.notes
+            #expect(rest == full.order && light.customer == full.customer)
+
+            let fields = "checkout { __typename ... on RazorpayCheckout { orderId } } notes { key value }"
+            for query in ["query($id: ID!) { order(id: $id) { id customer { id } \(fields) } }",
+                          "query($id: ID!) { order(id: $id) { id customer { id } ... on Order { \(fields) } } }",
+                          "query($id: ID!) { order(id: $id) { id customer { id } ...F } } fragment F on Order { \(fields) }"] {
+                let answer = try await h.graphQL(query, variables: ["id": id])
+                #expect(answer.data("order")?["checkout"]?["orderId"] == created["providerOrderId"], "\(query)")
+                #expect(answer.data("order")?["notes"] == [["key": "k", "value": "v"]], "\(query)")
+            }
+            let without = try await h.graphQL("query($id: ID!) { order(id: $id) { id status customer { id } } }", variables: ["id": id])
+            #expect(without.data("order")?["status"]?.stringValue == "CREATED")
+        }
+    }
 }

@@ -19,3 +19,23 @@ extension ResolveInput {
         }
     }
 }
+
+extension ResolveInput {
+    /// Whether this field's selection certainly asks for none of `fields`: none is selected
+    /// directly or inside an inline fragment, and no fragment spread (whose fields are not at
+    /// hand) appears anywhere in it. False whenever in doubt, so a resolver may leave out what
+    /// only `fields` need when this is true.
+    func certainlyOmits(_ fields: Set<String>) -> Bool {
+        info.fieldNodes.allSatisfy { node in node.selectionSet.map { Self.omits(fields, in: $0) } ?? true }
+    }
+
+    private static func omits(_ fields: Set<String>, in selectionSet: SelectionSet) -> Bool {
+        selectionSet.selections.allSatisfy { selection in
+            switch selection {
+            case .field(let node): !fields.contains(node.name.value)
+            case .inlineFragment(let fragment): omits(fields, in: fragment.selectionSet)
+            case .fragmentSpread: false
+            }
+        }
+    }
+}

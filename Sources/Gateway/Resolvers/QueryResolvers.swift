@@ -32,11 +32,13 @@ enum QueryResolvers {
         }
         set.async("Query", "order") { input in
             guard let id = input[argument: "id"]?.stringValue.flatMap({ GlobalID($0, of: .order) }) else { return nil }
-            let related = OrderStore.Related(customer: input.selects("customer"), payments: input.selects("payments"))
+            var related = OrderStore.Related(customer: input.selects("customer"), payments: input.selects("payments"))
             guard related != OrderStore.Related() else {
                 return try await visibleOrder(id.uuid, input: input, services: services).map(OrderView.init(record:))
             }
-            // The customer or the payments are selected: read them with the order (one statement, one snapshot).
+            // The customer or the payments are selected: read them with the order (one statement, one snapshot),
+            // and the order's jsonb payloads only if they may be selected.
+            related.payloads = !input.certainlyOmits(["checkout", "notes"])
             let principal = try input.gateway.principal
             guard let read = try await services.orderStore.find(id: id.uuid, with: related),
                   principal.maySee(customerID: read.order.customerID) else { return nil }

@@ -17,6 +17,14 @@ struct OrderStore: Sendable {
         created_by, attempts, expires_at, paid_at, last_synced_at, created_at, updated_at
         """
 
+    /// ``columns`` with constants in place of the checkout payload and the notes (no checkout,
+    /// no notes once decoded): PostgreSQL does not write out the jsonb, PayQL does not parse it.
+    static let columnsWithoutPayloads: StaticString = """
+        id, customer_id, provider, provider_order_id, amount_minor, currency, amount_paid_minor, amount_refunded_minor, receipt, \
+        method, flow, bank_account_id, status, provider_status, needs_reconciliation, 'null'::jsonb AS client_payload, \
+        '{}'::jsonb AS notes, description, return_url, created_by, attempts, expires_at, paid_at, last_synced_at, created_at, updated_at
+        """
+
     static func record(_ row: PostgresRow) throws -> OrderRecord {
         let provider = try row.decode(String.self, at: 2)
         let currencyCode = try row.decode(String.self, at: 5)
@@ -147,6 +155,10 @@ struct OrderStore: Sendable {
     struct Related: Sendable, Equatable {
         var customer = false
         var payments = false
+        /// Whether the order's checkout payload and notes (jsonb, parsed on every read) are read.
+        /// When false the record holds no checkout and no notes: only for a read whose selection
+        /// certainly asks for neither (`ResolveInput.certainlyOmits`).
+        var payloads = true
     }
 
     /// One order as a single-order read needs it.
@@ -172,9 +184,10 @@ struct OrderStore: Sendable {
         let paymentList: StaticString = related.payments ? PaymentStore.paymentColumns : ""
         let paymentRest: StaticString = related.payments
             ? " FROM payments WHERE order_id = o.id) p ON true ORDER BY p.created_at, p.id" : ""
+        let orderColumns: StaticString = related.payloads ? Self.columns : Self.columnsWithoutPayloads
         let rows = try await pool.query("""
             SELECT o.*\(sql: customerColumns)\(sql: customerList)\(sql: paymentColumns) \
-            FROM (SELECT \(sql: Self.columns) FROM orders WHERE id = \(id)) o \(sql: customerJoin) \
+            FROM (SELECT \(sql: orderColumns) FROM orders WHERE id = \(id)) o \(sql: customerJoin) \
             \(sql: paymentJoin)\(sql: paymentList)\(sql: paymentRest)
             """)
         guard let first = rows.first else { return nil }
