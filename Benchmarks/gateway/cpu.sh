@@ -7,6 +7,7 @@
 #                                                                  order-customer, create
 #   CONNECTIONS=16 DURATION=5 ORDERS=100 PERF=1 (record a profile of the server: $OUT/perf.data)
 #   SERVE_ARGS='--threads 1' (more flags for payql serve)
+#   SYSCALLS=1 (count the server's system calls per request, by call: perf stat of kernel tracepoints)
 #
 # Prints req/s, p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on a quiet
 # machine), µs of PayQL CPU per request (the steady figure) and µs of the embedded PostgreSQL's
@@ -67,6 +68,12 @@ if [ "$QUERY" = create ]; then
   requests="${CREATES:-1000}"
 else
   if [ "${PERF:-0}" = 1 ]; then perf record -F "${PERF_FREQ:-999}" -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
+  if [ "${SYSCALLS:-0}" = 1 ]; then
+    # The server's system calls (kernel tracepoints: no hardware counters needed), counted per request below.
+    events=""
+    for call in recvfrom sendmsg sendto write read epoll_wait epoll_ctl poll futex sched_yield writev; do events="$events,syscalls:sys_enter_$call"; done
+    perf stat -x, -e "${events#,}" -p "$SERVER" -o "$OUT/syscalls.csv" -- sleep "$DURATION" >/dev/null 2>&1 & STATPID=$!
+  fi
   result="$(WRK_IDS_FILE="$OUT/order-ids" WRK_KEY="$KEY" WRK_QUERY="$Q" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" \
     -s "$HERE/order-query.lua" "http://127.0.0.1:$PORT/graphql" | grep RESULT)"
   echo "$result"
@@ -77,6 +84,10 @@ switches_after="$(switches)"
 pg_ticks >"$OUT/pg-after"
 pg="$(awk 'NR == FNR { b[$1] = $2; next } { t += $2 - ($1 in b ? b[$1] : 0) } END { print t + 0 }' "$OUT/pg-before" "$OUT/pg-after")"
 if [ -n "${PERFPID:-}" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
+if [ -n "${STATPID:-}" ]; then
+  kill -INT "$STATPID" 2>/dev/null || true; wait "$STATPID" 2>/dev/null || true
+  echo "syscalls per request: $(awk -F, -v n="$requests" '$3 ~ /sys_enter_/ && $1 + 0 > 0 { sub(/.*sys_enter_/, "", $3); printf "%s=%.2f ", $3, $1 / n }' "$OUT/syscalls.csv")"
+fi
 echo "query=$QUERY connections=$CONNECTIONS requests=$requests cpu_s=$(awk -v t=$((after - before)) -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }') \
 cpu_us_per_request=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') \
 postgres_cpu_us_per_request=$(awk -v t="$pg" -v hz="$HZ" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }') \
