@@ -115,6 +115,10 @@ import Testing
         #expect(a == nil && b == nil && c == nil && d == nil && e == 5)
         let error = await #expect(throws: PostgresError.self) { try await pool.query("SELECT NULL::int8").single(Int64.self) }
         #expect(error?.code == .decodingFailed)
+        // Optional elements bind and decode NULL (`[String?]` as a text[] with NULLs; a set-based insert's nullable columns).
+        try await roundTrip(pool, ["a", nil, "NULL", ""] as [String?], as: "text[]")
+        try await roundTrip(pool, [nil, Int64(7)] as [Int64?], as: "int8[]")
+        #expect(try await pool.query("SELECT \(["x", nil] as [String?])::text[] IS NOT DISTINCT FROM ARRAY['x', NULL]").single(Bool.self) == true)
         // A NULL element cannot become a non-optional String.
         await #expect(throws: PostgresError.self) { try await pool.query("SELECT ARRAY['a', NULL]::text[]").single([String].self) }
     }

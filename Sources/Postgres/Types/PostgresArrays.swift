@@ -27,6 +27,13 @@ extension Int32: PostgresArrayElement {
     public static var postgresElementDataType: PostgresDataType { .int4 }
 }
 
+extension Optional: PostgresArrayElement where Wrapped: PostgresArrayElement {
+    /// The wrapped type's array type: `[String?]` binds a `text[]` whose nil elements are NULL.
+    public static var postgresArrayDataType: PostgresDataType { Wrapped.postgresArrayDataType }
+    /// The wrapped type's element type.
+    public static var postgresElementDataType: PostgresDataType { Wrapped.postgresElementDataType }
+}
+
 extension Array: PostgresEncodable where Element: PostgresArrayElement {
     /// The element's array type.
     public static var postgresDataType: PostgresDataType { Element.postgresArrayDataType }
