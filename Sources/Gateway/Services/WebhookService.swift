@@ -104,10 +104,8 @@ struct WebhookService: Sendable {
             return applied
         }
         let statusBefore = order.status
-        if let paymentID = event.paymentID, let status = event.paymentStatus, let amount = event.amount {
-            let reported = ProviderPayment(provider: event.provider, id: paymentID, orderID: providerOrderID, amount: amount,
-                                           status: status, rawStatus: event.rawPaymentStatus ?? status.name)
-            let existing = try await locks.payment(provider: event.provider, id: paymentID, on: connection)
+        if let reported = reportedPayment(event) {
+            let existing = try await locks.payment(provider: event.provider, id: reported.id, on: connection)
             let (payment, updated) = try await PaymentStore.record(reported, for: order, existing: existing, verification: .signedWebhook,
                                                                    source: "WEBHOOK", webhookEventID: eventRowID, newID: newPaymentID,
                                                                    on: connection)
@@ -115,6 +113,47 @@ struct WebhookService: Sendable {
             applied.paymentID = payment.id
             order = updated
         }
+        return try await finish(event, order: order, statusBefore: statusBefore, applied: applied, eventRowID: eventRowID, locks: &locks,
+                                on: connection)
+    }
+
+    /// The payment a payment event reports (nil: the event carries none, or not all of it).
+    static func reportedPayment(_ event: WebhookEvent) -> ProviderPayment? {
+        guard let providerOrderID = event.orderID, let paymentID = event.paymentID, let status = event.paymentStatus,
+              let amount = event.amount else { return nil }
+        return ProviderPayment(provider: event.provider, id: paymentID, orderID: providerOrderID, amount: amount,
+                               status: status, rawStatus: event.rawPaymentStatus ?? status.name)
+    }
+
+    /// The payment `event` records, ready to be recorded with the others of its wave in one statement
+    /// (``PaymentStore/record(_:verification:source:on:)``), when `locks` already holds its order and knows
+    /// its payment as stored (or that there is none); nil for anything else (applied alone: ``apply(_:eventRowID:locks:newPaymentID:on:)``).
+    static func batchable(_ event: WebhookEvent, eventRowID: UUID, newPaymentID: UUID?, locks: WebhookLocks) -> PaymentStore.BatchedPayment? {
+        guard event.provider != .setu, event.refundID == nil, event.refundReference == nil, let reported = reportedPayment(event),
+              let providerOrderID = event.orderID,
+              case .some(.some(let order)) = locks.known(order: providerOrderID, provider: event.provider),
+              case .some(let existing) = locks.known(payment: reported.id, provider: event.provider) else { return nil }
+        return PaymentStore.BatchedPayment(reported: reported, order: order, existing: existing, newID: newPaymentID ?? UUID(),
+                                           webhookEventID: eventRowID)
+    }
+
+    /// The rest of ``apply(_:eventRowID:locks:newPaymentID:on:)`` for an event whose payment was recorded with
+    /// others (`batched`, as ``batchable(_:eventRowID:newPaymentID:locks:)`` gave it; `recorded`, what recording
+    /// gave): its order settled, then the event's own order status.
+    static func apply(_ event: WebhookEvent, eventRowID: UUID, batched: PaymentStore.BatchedPayment, recorded: PaymentStore.RecordedPayment,
+                      locks: inout WebhookLocks, on connection: PostgresConnection) async throws -> AppliedWebhook {
+        locks.store(recorded.payment)
+        let order = try await PaymentStore.settle(batched.order, paid: recorded.paid, status: recorded.status, paymentID: recorded.payment.id,
+                                                  source: "WEBHOOK", webhookEventID: eventRowID, on: connection)
+        let applied = AppliedWebhook(outcome: "APPLIED", orderID: order.id, paymentID: recorded.payment.id)
+        return try await finish(event, order: order, statusBefore: batched.order.status, applied: applied,
+                                eventRowID: eventRowID, locks: &locks, on: connection)
+    }
+
+    /// What follows an event's payment: the order status the event itself reports, and `locks` brought up to date.
+    private static func finish(_ event: WebhookEvent, order: OrderRecord, statusBefore: OrderStatusName, applied: AppliedWebhook,
+                               eventRowID: UUID, locks: inout WebhookLocks, on connection: PostgresConnection) async throws -> AppliedWebhook {
+        var order = order
         if let status = event.orderStatus, let proposed = OrderStatusName(rawValue: status.name) {
             order = try await OrderStore.applyStatus(order: order, proposed: proposed, providerStatus: nil, source: "WEBHOOK",
                                                      webhookEventID: eventRowID, on: connection)

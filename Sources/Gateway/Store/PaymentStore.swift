@@ -145,21 +145,12 @@ struct PaymentStore: Sendable {
     static func record(_ reported: ProviderPayment, for order: OrderRecord, existing: PaymentRecord?, verification: Verification,
                        source: String, webhookEventID: UUID? = nil, newID: UUID? = nil,
                        on connection: PostgresConnection) async throws -> (PaymentRecord, OrderRecord) {
-        let status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
+        let plan = RecordPlan(reported, existing: existing)
+        let (status, next, kind) = (plan.status, plan.next, plan.kind)
         // The payment's row (inserted, or updated: an upsert whose update applies only when the row was
         // read above), its timeline entry and what the order has received (verified captures in its
         // currency), in one statement: its parts all see the rows as they were before it, so the sum
         // leaves this payment's old row out and adds its new one.
-        let next: String? = existing.flatMap { StatusTransitions.payment(from: $0.status, to: status) }
-        let movedTo: String? = existing == nil ? status : next
-        let kind: String? = movedTo.map { moved in
-            switch moved {
-            case "CAPTURED": "PAYMENT_CAPTURED"
-            case "AUTHORIZED": "PAYMENT_AUTHORIZED"
-            case "FAILED", "CANCELLED": "PAYMENT_FAILED"
-            default: "PAYMENT_ATTEMPTED"
-            }
-        }
         let currency = order.amount.currency.code
         let rows = try await connection.query("""
             WITH payment AS (
@@ -209,6 +200,42 @@ struct PaymentStore: Sendable {
         guard let row = rows.first else { throw GatewayRequestError.internal("the payment was not stored") }
         let payment = try Self.payment(row)
         let paid = try row.decode(Int64.self, at: 23)
+        let current = try await settle(order, paid: paid, status: status, paymentID: payment.id, source: source,
+                                       webhookEventID: webhookEventID, on: connection)
+        return (payment, current)
+    }
+
+    /// What recording a reported payment writes, decided from the payment as stored before (`existing`):
+    /// the same rules for one payment's statement and for a set's (``record(_:verification:source:on:)``).
+    struct RecordPlan: Sendable, Equatable {
+        /// The status the payment is recorded in (an UNKNOWN one as PENDING).
+        var status: String
+        /// The stored payment's next status; nil when it does not move (statuses only move forward), or is new.
+        var next: String?
+        /// Its timeline entry's kind; nil when the payment does not move (no entry).
+        var kind: String?
+
+        /// The plan for `reported`, given the payment as stored (nil: none yet).
+        init(_ reported: ProviderPayment, existing: PaymentRecord?) {
+            status = reported.status.name == "UNKNOWN" ? "PENDING" : reported.status.name
+            next = existing.flatMap { StatusTransitions.payment(from: $0.status, to: status) }
+            let movedTo: String? = existing == nil ? status : next
+            kind = movedTo.map { moved in
+                switch moved {
+                case "CAPTURED": "PAYMENT_CAPTURED"
+                case "AUTHORIZED": "PAYMENT_AUTHORIZED"
+                case "FAILED", "CANCELLED": "PAYMENT_FAILED"
+                default: "PAYMENT_ATTEMPTED"
+                }
+            }
+        }
+    }
+
+    /// Moves `order` (locked by the caller) after one of its payments was recorded in `status`: PAID once
+    /// what it received (`paid`) reaches its amount, ATTEMPTED/PENDING while paying; a statement only when
+    /// the order moves. Returns the order as it is now.
+    static func settle(_ order: OrderRecord, paid: Int64, status: String, paymentID: UUID, source: String, webhookEventID: UUID?,
+                       on connection: PostgresConnection) async throws -> OrderRecord {
         var current = order
         current.amountPaidMinor = paid
         let proposed: OrderStatusName? = if paid >= order.amount.minorUnits {
@@ -223,8 +250,8 @@ struct PaymentStore: Sendable {
         }
         if let proposed {
             current = try await OrderStore.applyStatus(order: current, proposed: proposed, providerStatus: nil, source: source,
-                                                       paymentID: payment.id, webhookEventID: webhookEventID, on: connection)
+                                                       paymentID: paymentID, webhookEventID: webhookEventID, on: connection)
         }
-        return (payment, current)
+        return current
     }
 }

@@ -83,17 +83,34 @@ struct WebhookBatchWriter: Sendable {
                                                      on: connection)
                 continue
             }
-            // Deliveries of other orders and payments, applied side by side: their statements share the
-            // connection's pipeline (one round trip for the wave instead of one per delivery).
+            // Deliveries of other orders and payments: the payments the batch's locks already hold (or know to be
+            // new) are recorded in one statement for the wave (``PaymentStore/record(_:verification:source:on:)``),
+            // the rest applied side by side; what follows each (an order that moves) shares the connection's pipeline.
+            let together = recordedTogether(wave.map { position in
+                let (index, row) = fresh[position]
+                return (position, batch[index].event, row, predicted[index].newPaymentID)
+            }, locks: locks)
+            var recorded: [Int: (PaymentStore.BatchedPayment, PaymentStore.RecordedPayment)] = [:]
+            if !together.isEmpty {
+                let results = try await PaymentStore.record(together.map(\.batched), verification: .signedWebhook, source: "WEBHOOK",
+                                                            on: connection)
+                for (item, result) in zip(together, results) { recorded[item.position] = (item.batched, result) }
+            }
             let results = try await withThrowingTaskGroup(of: (Int, AppliedWebhook, WebhookLocks).self) { group in
                 for position in wave {
                     let (index, row) = fresh[position]
                     let delivery = batch[index]
                     let newPaymentID = predicted[index].newPaymentID
                     let fork = locks.fork(for: delivery.event)
+                    let done = recorded[position]
                     group.addTask {
                         var mine = fork
-                        let result = try await applyOne(delivery, row: row, newPaymentID: newPaymentID, locks: &mine, on: connection)
+                        let result = if let done {
+                            try await WebhookService.apply(delivery.event, eventRowID: row, batched: done.0, recorded: done.1,
+                                                           locks: &mine, on: connection)
+                        } else {
+                            try await applyOne(delivery, row: row, newPaymentID: newPaymentID, locks: &mine, on: connection)
+                        }
                         return (position, result, mine)
                     }
                 }
@@ -159,6 +176,20 @@ struct WebhookBatchWriter: Sendable {
             }
             return Prediction(applied: applied, newPaymentID: newPaymentID)
         }
+    }
+
+    /// The deliveries of a wave (`position`, event, event row, the id a payment it creates gets) whose payments
+    /// are recorded together, in one statement: payment events whose order `locks` holds and whose payment it
+    /// knows (stored, or known to be absent), when there are at least two (one alone goes the single way).
+    static func recordedTogether(_ wave: [(position: Int, event: WebhookEvent, row: UUID, newPaymentID: UUID?)],
+                                 locks: WebhookLocks) -> [(position: Int, batched: PaymentStore.BatchedPayment)] {
+        var together: [(position: Int, batched: PaymentStore.BatchedPayment)] = []
+        for delivery in wave {
+            if let batched = WebhookService.batchable(delivery.event, eventRowID: delivery.row, newPaymentID: delivery.newPaymentID, locks: locks) {
+                together.append((delivery.position, batched))
+            }
+        }
+        return together.count > 1 ? together : []
     }
 
     /// An applied delivery whose row holds something else (``record(_:on:)``).
