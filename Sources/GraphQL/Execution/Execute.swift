@@ -343,7 +343,8 @@ extension Executor where Output: ~Copyable {
         let start = out.position
         let source = ObjectSource(rootValue)
         out.beginObject()
-        for (position, plan) in selection.fields.enumerated() {
+        for position in 0..<selection.count {
+            let plan = selection.field(position)
             pathSteps.removeAll(keepingCapacity: true)
             pathObjects.removeAll(keepingCapacity: true)
             out.key(plan, first: position == 0)

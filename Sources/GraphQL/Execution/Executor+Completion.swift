@@ -245,7 +245,7 @@ extension Executor where Output: ~Copyable {
         let name: String?
         if let resolver {
             do {
-                name = try resolver.body(value, ResolveInfo(field: plan, path: currentPath(), request: scope))
+                name = try resolver.body(value, ResolveInfo(field: plan, owner: operation, path: currentPath(), request: scope))
             } catch {
                 throw FieldError(wrapping: error)
             }

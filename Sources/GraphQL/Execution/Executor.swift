@@ -60,6 +60,9 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     /// objects materialised for it so far.
     var pathSteps: [Int] = []
     var pathObjects: [ResponsePath?] = []
+    /// The operation's plan: it owns every ``FieldPlan`` the executor reads, so it
+    /// is held for the whole execution (pending work and paths hold plan views).
+    let operation: OperationPlan
     /// The operation's field plans by index (to turn steps back into keys).
     let fieldPlans: [FieldPlan]
     /// Arguments that depend on variables, coerced once per request, by ``FieldPlan/argumentSlot``.
@@ -74,6 +77,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
         self.variables = variables
         self.scope = scope
         self.source = source
+        self.operation = plan
         self.fieldPlans = plan.fields
         self.argumentMemo = Array(repeating: nil, count: plan.argumentSlots)
         self.dataStart = output.position
@@ -149,15 +153,14 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     /// the caller already knows (else found on the first field that needs it).
     mutating func executeFields(_ selection: SelectionPlan, source: ObjectSource, properties known: PropertyReader? = nil) -> Completed {
         if case .json(let members) = source { return executeFields(selection, members: members) }
-        let fields = selection.fields
         let start = out.position
         out.beginObject()
         var node: ResultNode?
         // How the default resolver reads this value's properties, found by one
         // dynamic cast per object (on its first such field) instead of one per field.
         var properties = known
-        for position in fields.indices {
-            let plan = fields[position]
+        for position in 0..<selection.count {
+            let plan = selection.field(position)
             out.key(plan, first: position == 0)
             pushField(plan)
             let completed: Completed
@@ -178,31 +181,31 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     /// (at their remembered positions, through pointers: no copies of shared data)
     /// and leaf properties complete without a path step.
     mutating func executeFields(_ selection: SelectionPlan, members object: JSONMembers) -> Completed {
-        // The plans are shared by every request on every thread: the selection keeps
-        // them alive, and not retaining them spares contended reference counts.
-        let fields = selection.unretainedFields.plans
+        // The plans are shared by every request on every thread: views of the
+        // selection's own storage, read without reference counts.
         let start = out.position
         out.beginObject()
         var node: ResultNode?
-        for position in fields.indices {
-            let placed = fields[position]._withUnsafeGuaranteedRef { plan in
-                out.key(plan, first: position == 0)
-                if plan.isLeafProperty { return completeLeafProperty(plan, object) }
-                pushField(plan)
-                let completed: Completed
-                if plan.readsProperty {
-                    if let index = propertyIndex(plan, object), let value = object.value(at: index) {
-                        completed = completeJSONCatching(0, plan, at: value)
-                    } else {
-                        completed = complete(0, plan, nil)
-                    }
-                } else {
-                    completed = executeField(plan, source: .json(object))
-                }
-                let placed = placeField(completed, plan, selection, start, &node)
-                pop()
-                return placed
+        for position in 0..<selection.count {
+            let plan = selection.field(position)
+            out.key(plan, first: position == 0)
+            if plan.isLeafProperty {
+                if completeLeafProperty(plan, object) { continue }
+                return .failed
             }
+            pushField(plan)
+            let completed: Completed
+            if plan.readsProperty {
+                if let index = propertyIndex(plan, object), let value = object.value(at: index) {
+                    completed = completeJSONCatching(0, plan, at: value)
+                } else {
+                    completed = complete(0, plan, nil)
+                }
+            } else {
+                completed = executeField(plan, source: .json(object))
+            }
+            let placed = placeField(completed, plan, selection, start, &node)
+            pop()
             if !placed { return .failed }
         }
         return endFields(selection, start, node)
@@ -248,9 +251,9 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     /// Where the default resolver finds `plan`'s property in `object`, trying the remembered position first.
     @inline(__always)
     func propertyIndex(_ plan: FieldPlan, _ object: JSONMembers) -> Int? {
-        let hint = plan.propertyHint.load(ordering: .relaxed)
+        let hint = plan.propertyHint
         guard let index = object.index(forKey: plan.fieldName, hint: hint) else { return nil }
-        if index != hint { plan.propertyHint.store(index, ordering: .relaxed) }
+        if index != hint { plan.rememberProperty(at: index) }
         return index
     }
 
@@ -347,7 +350,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
         let input = ResolveInput(
             source: source.boxed,
             arguments: arguments,
-            info: ResolveInfo(field: plan, path: currentPath(), request: scope)
+            info: ResolveInfo(field: plan, owner: operation, path: currentPath(), request: scope)
         )
         switch resolver.body {
         case .sync(let resolve):

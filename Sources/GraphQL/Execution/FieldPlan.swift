@@ -5,46 +5,122 @@ import Synchronization
 /// "CollectFields") and resolved against the schema once per document and
 /// assignment of the `@skip`/`@include` variables, then shared by every request
 /// that executes that document.
-final class SelectionPlan: Sendable {
-    let fields: [FieldPlan]
+///
+/// The fields' plans are stored inline, in one buffer this selection owns (one
+/// allocation per selection set, not one per field): a ``FieldPlan`` is a view
+/// of one of them, read without reference counting.
+///
+/// `@unchecked Sendable`: the buffer is written only by the ``Planner`` before
+/// the selection is made (and so before any request can reach it), read-only
+/// afterwards (a plan's property hint is an `Atomic`), and freed by `deinit`.
+final class SelectionPlan: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<FieldPlanStorage>
+    /// How many fields the selection has.
+    let count: Int
     /// The fields' response keys, shared by every result object of the selection.
     let responseKeys: [String]
-    /// ``fields`` unretained, in memory of their own: iterating them takes no
-    /// reference count (plans are read by every request on every thread).
-    let unretainedFields: UnretainedPlans
 
-    init(fields: [FieldPlan]) {
-        self.fields = fields
-        self.responseKeys = fields.map(\.responseKey)
-        self.unretainedFields = UnretainedPlans(fields)
+    /// Takes ownership of `count` initialized plans at `base` (allocated by ``FieldPlanStorage/allocate(_:)``).
+    init(base: UnsafeMutablePointer<FieldPlanStorage>, count: Int, responseKeys: [String]) {
+        self.base = base
+        self.count = count
+        self.responseKeys = responseKeys
     }
 
-    deinit { unretainedFields.free() }
+    /// The field at `position` (`0..<count`): valid while this selection lives.
+    @inline(__always)
+    func field(_ position: Int) -> FieldPlan { FieldPlan(base + position) }
+
+    deinit { FieldPlanStorage.release(base, count: count) }
 }
 
-/// Field plans as unretained references in memory allocated once and freed by
-/// the owning ``SelectionPlan``'s `deinit`, which also holds the plans strongly.
+/// One response key of a selection, as the executor reads it: a view of the plan
+/// stored inline in its ``SelectionPlan``.
 ///
-/// `@unchecked Sendable`: written only in `init`, read-only afterwards, freed
-/// only when no request can reach the owning selection plan.
-struct UnretainedPlans: @unchecked Sendable {
-    let plans: UnsafeBufferPointer<Unmanaged<FieldPlan>>
+/// `@unchecked Sendable`: the storage is immutable once planned (the property
+/// hint is an `Atomic`). A view is valid while the selection owning the storage
+/// lives: every selection of an operation is reachable from its ``OperationPlan``,
+/// which the ``Executor`` holds for the whole execution and ``ResolveInfo`` holds
+/// for as long as a resolver keeps it; pending work and paths only live inside
+/// the executor.
+struct FieldPlan: @unchecked Sendable {
+    let storage: UnsafePointer<FieldPlanStorage>
 
-    init(_ fields: [FieldPlan]) {
-        let memory = UnsafeMutableBufferPointer<Unmanaged<FieldPlan>>.allocate(capacity: max(fields.count, 1))
-        for position in fields.indices { memory.initializeElement(at: position, to: Unmanaged.passUnretained(fields[position])) }
-        plans = UnsafeBufferPointer(rebasing: memory[0..<fields.count])
+    @inline(__always) init(_ storage: UnsafeMutablePointer<FieldPlanStorage>) { self.storage = UnsafePointer(storage) }
+
+    @inline(__always) var isLeafProperty: Bool { storage.pointee.isLeafProperty }
+    @inline(__always) var readsProperty: Bool { storage.pointee.readsProperty }
+    @inline(__always) var isTypename: Bool { storage.pointee.isTypename }
+    @inline(__always) var shape: TypeShape { storage.pointee.shape }
+    @inline(__always) var propertyHint: Int { storage.pointee.propertyHint.load(ordering: .relaxed) }
+    @inline(__always) func rememberProperty(at index: Int) { storage.pointee.propertyHint.store(index, ordering: .relaxed) }
+    @inline(__always) var fieldName: String { storage.pointee.fieldName }
+    @inline(__always) var leafShortcut: LeafShortcut { storage.pointee.leafShortcut }
+    @inline(__always) var writesStringsAsIs: Bool { storage.pointee.writesStringsAsIs }
+    @inline(__always) var completion: Completion { storage.pointee.completion }
+    @inline(__always) var objectSelection: Unmanaged<SelectionPlan>? { storage.pointee.objectSelection }
+    @inline(__always) var abstractPlan: Unmanaged<AbstractPlan>? { storage.pointee.abstractPlan }
+    @inline(__always) var responseKey: String { storage.pointee.responseKey }
+    @inline(__always) var encodedNames: EncodedNames { storage.pointee.encodedNames }
+    @inline(__always) var index: Int { storage.pointee.index }
+    @inline(__always) var argumentSlot: Int { storage.pointee.argumentSlot }
+    @inline(__always) var resolver: FieldResolver? { storage.pointee.resolver }
+    @inline(__always) var constantArguments: Result<JSONObject, FieldError>? { storage.pointee.constantArguments }
+    @inline(__always) var firstNode: Field { storage.pointee.firstNode }
+    var parentTypeName: String { storage.pointee.schemaField.parentTypeName }
+    var argumentDefinitions: [GraphQLInputValueDefinition] { storage.pointee.schemaField.argumentDefinitions }
+    var type: GraphQLTypeReference { storage.pointee.schemaField.type }
+
+    /// Every field node of the key, in document order.
+    var nodes: [Field] {
+        let moreNodes = storage.pointee.moreNodes
+        return moreNodes.isEmpty ? [storage.pointee.firstNode] : [storage.pointee.firstNode] + moreNodes
     }
 
-    /// Frees the memory; only the owning plan's `deinit` calls it.
-    func free() { UnsafeMutableBufferPointer(mutating: plans).deallocate() }
+    /// The common leaf completions, without references: a built-in scalar whose
+    /// value already has the right JSON form, a custom scalar without
+    /// `serialize`, an enum name. Anything else goes through ``completion``.
+    enum LeafShortcut: Sendable {
+        case builtin(BuiltinScalar)
+        case passThrough
+        case enumName
+        case none
+    }
+
+    /// Whether `name` is one of the enum's values (length first, then contents).
+    @inline(__always)
+    func hasEnumName(_ name: String) -> Bool {
+        let length = name.utf8.count
+        for candidate in storage.pointee.enumNames where candidate.utf8.count == length && candidate == name { return true }
+        return false
+    }
+
+    /// Whether `value` is a string naming one of the enum's values (read in place).
+    @inline(__always)
+    func isEnumName(_ value: borrowing JSONValue) -> Bool {
+        switch value {
+        case .string(let name): return hasEnumName(name)
+        default: return false
+        }
+    }
+
+    /// How a field's named return type completes; payloads are single references.
+    enum Completion: Sendable {
+        case builtin(BuiltinScalar)
+        case scalar(LeafType<GraphQLScalarType>)
+        case `enum`(LeafType<GraphQLEnumType>)
+        case object(SelectionPlan)
+        case abstract(AbstractPlan)
+        case invalid
+    }
 }
 
 /// One response key of a selection: the schema's field, its resolver, its
-/// arguments (coerced once when they use no variables) and how to complete its value.
+/// arguments (coerced once when they use no variables) and how to complete its value,
+/// stored inline in its ``SelectionPlan`` (read through ``FieldPlan``).
 /// Hot fields are stored flat so that reading them retains as little as possible;
 /// what is the same for every plan of the field stays in its ``SchemaField``.
-final class FieldPlan: Sendable {
+struct FieldPlanStorage: ~Copyable {
     // What completing a property of a JSON object reads comes first: stored
     // properties are laid out in declaration order, so these share a cache line or two.
 
@@ -55,7 +131,7 @@ final class FieldPlan: Sendable {
     let readsProperty: Bool
     let isTypename: Bool
     /// Whether ``encodedNames`` is this plan's own (an aliased key) rather than its ``SchemaField``'s.
-    private let ownsEncodedNames: Bool
+    let ownsEncodedNames: Bool
     /// The field type's list / non-null wrappers, packed.
     let shape: TypeShape
     /// Where the property was last found in a parent JSON object (objects of one
@@ -63,12 +139,12 @@ final class FieldPlan: Sendable {
     let propertyHint = Atomic<Int>(-1)
     let fieldName: String
     /// How most leaf values complete, flat (reading it retains nothing).
-    let leafShortcut: LeafShortcut
+    let leafShortcut: FieldPlan.LeafShortcut
     /// A string value of this leaf serialises as itself (`String`, `ID`, or a custom scalar without `serialize`).
     let writesStringsAsIs: Bool
     /// An enum field's value names (empty otherwise).
     let enumNames: [String]
-    let completion: Completion
+    let completion: FieldPlan.Completion
     /// The selection of an object-typed field, unretained: ``completion`` owns it.
     let objectSelection: Unmanaged<SelectionPlan>?
     /// The plan of an abstract-typed field, unretained: ``completion`` owns it.
@@ -92,56 +168,8 @@ final class FieldPlan: Sendable {
     /// The schema's field: what every plan of it shares.
     let schemaField: SchemaField
 
-    var parentTypeName: String { schemaField.parentTypeName }
-    var argumentDefinitions: [GraphQLInputValueDefinition] { schemaField.argumentDefinitions }
-    var type: GraphQLTypeReference { schemaField.type }
-
-    /// The common leaf completions, without references: a built-in scalar whose
-    /// value already has the right JSON form, a custom scalar without
-    /// `serialize`, an enum name. Anything else goes through ``completion``.
-    enum LeafShortcut: Sendable {
-        case builtin(BuiltinScalar)
-        case passThrough
-        case enumName
-        case none
-    }
-
-    /// Whether `name` is one of the enum's values (length first, then contents).
-    @inline(__always)
-    func hasEnumName(_ name: String) -> Bool {
-        let length = name.utf8.count
-        for candidate in enumNames where candidate.utf8.count == length && candidate == name { return true }
-        return false
-    }
-
-    /// Whether `value` is a string naming one of the enum's values (read in place).
-    @inline(__always)
-    func isEnumName(_ value: borrowing JSONValue) -> Bool {
-        switch value {
-        case .string(let name): return hasEnumName(name)
-        default: return false
-        }
-    }
-
-    /// How a field's named return type completes; payloads are single references.
-    enum Completion: Sendable {
-        case builtin(BuiltinScalar)
-        case scalar(LeafType<GraphQLScalarType>)
-        case `enum`(LeafType<GraphQLEnumType>)
-        case object(SelectionPlan)
-        case abstract(AbstractPlan)
-        case invalid
-    }
-
-    deinit {
-        if ownsEncodedNames { encodedNames.free() }
-    }
-
-    /// Every field node of the key, in document order.
-    var nodes: [Field] { moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes }
-
     init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], field: SchemaField, shape: TypeShape,
-         constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: Completion) {
+         constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: FieldPlan.Completion) {
         self.index = index
         self.responseKey = responseKey
         if responseKey == field.name {
@@ -161,7 +189,8 @@ final class FieldPlan: Sendable {
         self.constantArguments = constantArguments
         self.argumentSlot = argumentSlot
         self.completion = completion
-        self.readsProperty = field.resolver == nil && !field.isTypename
+        let readsProperty = field.resolver == nil && !field.isTypename
+        self.readsProperty = readsProperty
         self.leafShortcut = field.leafShortcut
         self.enumNames = field.enumNames
         self.writesStringsAsIs = field.writesStringsAsIs
@@ -183,6 +212,19 @@ final class FieldPlan: Sendable {
             objectSelection = nil
             abstractPlan = nil
         }
+    }
+
+    /// Memory for the plans of a selection of at most `capacity` fields.
+    static func allocate(_ capacity: Int) -> UnsafeMutablePointer<FieldPlanStorage> {
+        .allocate(capacity: max(capacity, 1))
+    }
+
+    /// Deinitializes the first `count` plans at `base` (freeing aliased keys' encoded
+    /// names) and frees the memory: a selection's `deinit`, or planning that failed.
+    static func release(_ base: UnsafeMutablePointer<FieldPlanStorage>, count: Int) {
+        for position in 0..<count where base[position].ownsEncodedNames { base[position].encodedNames.free() }
+        base.deinitialize(count: count)
+        base.deallocate()
     }
 }
 
@@ -301,7 +343,8 @@ final class AbstractPlan: Sendable {
 final class OperationPlan: Sendable {
     let root: SelectionPlan
     let rootType: GraphQLObjectType
-    /// Every field plan, at the position of its `index`.
+    /// Every field plan, at the position of its `index`: views of plans stored in
+    /// the selections ``root`` owns (directly or through nested plans), valid while this plan lives.
     let fields: [FieldPlan]
     /// How many fields have arguments that depend on variables (see ``FieldPlan/argumentSlot``).
     let argumentSlots: Int
@@ -523,51 +566,62 @@ struct Planner {
             if let set = field.selectionSet { collected.collect(object.name, set, in: scope) }
         }
         let end = collected.keys.count
-        var plans: [FieldPlan] = []
-        plans.reserveCapacity(end - mark.keys)
-        for position in mark.keys..<end {
-            guard case .field(let first) = collected.firsts[position].pointee, let field = object.field(named: first.name.value) else { continue }
-            let moreNodes = collected.merged(into: position, since: mark)
-            let completion: FieldPlan.Completion
-            switch field.target {
-            case .leaf(let leaf):
-                completion = leaf
-            case .object(let target):
-                let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
-                completion = .object(try selection(for: catalog.objects[target], fieldSub, depth: depth + 1))
-            case .abstract(let target):
-                let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
-                let abstract = catalog.abstracts[target]
-                var names: [String] = []
-                var selections: [SelectionPlan] = []
-                names.reserveCapacity(abstract.possible.count)
-                selections.reserveCapacity(abstract.possible.count)
-                for objectIndex in abstract.possible {
-                    let possible = catalog.objects[objectIndex]
-                    names.append(possible.name)
-                    selections.append(try selection(for: possible, fieldSub, depth: depth + 1))
+        // The plans are made in place, in the selection's own buffer; on a failure
+        // those made so far are released with it.
+        let base = FieldPlanStorage.allocate(end - mark.keys)
+        var count = 0
+        var responseKeys: [String] = []
+        responseKeys.reserveCapacity(end - mark.keys)
+        do throws(PlanningError) {
+            for position in mark.keys..<end {
+                guard case .field(let first) = collected.firsts[position].pointee, let field = object.field(named: first.name.value) else { continue }
+                let moreNodes = collected.merged(into: position, since: mark)
+                let completion: FieldPlan.Completion
+                switch field.target {
+                case .leaf(let leaf):
+                    completion = leaf
+                case .object(let target):
+                    let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
+                    completion = .object(try selection(for: catalog.objects[target], fieldSub, depth: depth + 1))
+                case .abstract(let target):
+                    let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
+                    let abstract = catalog.abstracts[target]
+                    var names: [String] = []
+                    var selections: [SelectionPlan] = []
+                    names.reserveCapacity(abstract.possible.count)
+                    selections.reserveCapacity(abstract.possible.count)
+                    for objectIndex in abstract.possible {
+                        let possible = catalog.objects[objectIndex]
+                        names.append(possible.name)
+                        selections.append(try selection(for: possible, fieldSub, depth: depth + 1))
+                    }
+                    completion = .abstract(AbstractPlan(name: abstract.name, resolveType: abstract.resolveType, names: names, selections: selections))
+                case .invalid:
+                    completion = .invalid
                 }
-                completion = .abstract(AbstractPlan(name: abstract.name, resolveType: abstract.resolveType, names: names, selections: selections))
-            case .invalid:
-                completion = .invalid
+                guard let shape = field.shape else {
+                    throw PlanningError(message: "The type of \(object.name).\(field.name) nests lists too deeply.")
+                }
+                let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, first)
+                var argumentSlot = -1
+                if constant == nil {
+                    argumentSlot = argumentSlots
+                    argumentSlots += 1
+                }
+                let key = collected.keys[position]
+                (base + count).initialize(to: FieldPlanStorage(
+                    index: all.count, responseKey: key, firstNode: first, moreNodes: moreNodes, field: field,
+                    shape: shape, constantArguments: constant, argumentSlot: argumentSlot, completion: completion
+                ))
+                all.append(FieldPlan(base + count))
+                responseKeys.append(key)
+                count += 1
             }
-            guard let shape = field.shape else {
-                throw PlanningError(message: "The type of \(object.name).\(field.name) nests lists too deeply.")
-            }
-            let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, first)
-            var argumentSlot = -1
-            if constant == nil {
-                argumentSlot = argumentSlots
-                argumentSlots += 1
-            }
-            let fieldPlan = FieldPlan(
-                index: all.count, responseKey: collected.keys[position], firstNode: first, moreNodes: moreNodes, field: field,
-                shape: shape, constantArguments: constant, argumentSlot: argumentSlot, completion: completion
-            )
-            plans.append(fieldPlan)
-            all.append(fieldPlan)
+        } catch {
+            FieldPlanStorage.release(base, count: count)
+            throw error
         }
-        return SelectionPlan(fields: plans)
+        return SelectionPlan(base: base, count: count, responseKeys: responseKeys)
     }
 
     /// Arguments that use no variable are coerced once, here.

@@ -87,7 +87,10 @@ public struct ResolveInput: Sendable {
 
 /// Details about the field being resolved.
 public struct ResolveInfo: Sendable {
+    /// A view of the field's plan, kept valid by ``owner``.
     let field: FieldPlan
+    /// The operation's plan, which owns ``field``'s storage: held for as long as a resolver keeps this value.
+    let owner: OperationPlan
     /// Where the value goes in the response.
     public let path: ResponsePath
     let request: RequestScope
