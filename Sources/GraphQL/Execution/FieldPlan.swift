@@ -38,11 +38,12 @@ final class SelectionPlan: @unchecked Sendable {
 /// stored inline in its ``SelectionPlan``.
 ///
 /// `@unchecked Sendable`: the storage is immutable once planned (the property
-/// hint is an `Atomic`). A view is valid while the selection owning the storage
-/// lives: every selection of an operation is reachable from its ``OperationPlan``,
-/// which the ``Executor`` holds for the whole execution and ``ResolveInfo`` holds
-/// for as long as a resolver keeps it; pending work and paths only live inside
-/// the executor.
+/// hint is an `Atomic`). A view is valid while its ``OperationPlan`` lives: the
+/// operation plan owns every selection of the operation (from ``OperationPlan/root``),
+/// the planning catalog (every ``SchemaField`` a plan refers to, unowned) and the
+/// document (every field node a plan points to). The ``Executor`` holds it for
+/// the whole execution and ``ResolveInfo`` for as long as a resolver keeps one;
+/// pending work and paths only live inside the executor.
 struct FieldPlan: @unchecked Sendable {
     let storage: UnsafePointer<FieldPlanStorage>
 
@@ -54,7 +55,7 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always) var shape: TypeShape { storage.pointee.shape }
     @inline(__always) var propertyHint: Int { storage.pointee.propertyHint.load(ordering: .relaxed) }
     @inline(__always) func rememberProperty(at index: Int) { storage.pointee.propertyHint.store(index, ordering: .relaxed) }
-    @inline(__always) var fieldName: String { storage.pointee.fieldName }
+    @inline(__always) var fieldName: String { storage.pointee.schemaField.name }
     @inline(__always) var leafShortcut: LeafShortcut { storage.pointee.leafShortcut }
     @inline(__always) var writesStringsAsIs: Bool { storage.pointee.writesStringsAsIs }
     @inline(__always) var completion: Completion { storage.pointee.completion }
@@ -64,9 +65,10 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always) var encodedNames: EncodedNames { storage.pointee.encodedNames }
     @inline(__always) var index: Int { storage.pointee.index }
     @inline(__always) var argumentSlot: Int { storage.pointee.argumentSlot }
-    @inline(__always) var resolver: FieldResolver? { storage.pointee.resolver }
+    @inline(__always) var resolver: FieldResolver? { storage.pointee.schemaField.resolver }
     @inline(__always) var constantArguments: Result<JSONObject, FieldError>? { storage.pointee.constantArguments }
-    @inline(__always) var firstNode: Field { storage.pointee.firstNode }
+    /// The first field node of the key (its arguments are the field's arguments).
+    var firstNode: Field { storage.pointee.firstNode }
     var parentTypeName: String { storage.pointee.schemaField.parentTypeName }
     var argumentDefinitions: [GraphQLInputValueDefinition] { storage.pointee.schemaField.argumentDefinitions }
     var type: GraphQLTypeReference { storage.pointee.schemaField.type }
@@ -74,7 +76,7 @@ struct FieldPlan: @unchecked Sendable {
     /// Every field node of the key, in document order.
     var nodes: [Field] {
         let moreNodes = storage.pointee.moreNodes
-        return moreNodes.isEmpty ? [storage.pointee.firstNode] : [storage.pointee.firstNode] + moreNodes
+        return moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes
     }
 
     /// The common leaf completions, without references: a built-in scalar whose
@@ -91,7 +93,7 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always)
     func hasEnumName(_ name: String) -> Bool {
         let length = name.utf8.count
-        for candidate in storage.pointee.enumNames where candidate.utf8.count == length && candidate == name { return true }
+        for candidate in storage.pointee.schemaField.enumNames where candidate.utf8.count == length && candidate == name { return true }
         return false
     }
 
@@ -137,13 +139,10 @@ struct FieldPlanStorage: ~Copyable {
     /// Where the property was last found in a parent JSON object (objects of one
     /// shape keep members in the same places). Only a hint: always checked.
     let propertyHint = Atomic<Int>(-1)
-    let fieldName: String
     /// How most leaf values complete, flat (reading it retains nothing).
     let leafShortcut: FieldPlan.LeafShortcut
     /// A string value of this leaf serialises as itself (`String`, `ID`, or a custom scalar without `serialize`).
     let writesStringsAsIs: Bool
-    /// An enum field's value names (empty otherwise).
-    let enumNames: [String]
     let completion: FieldPlan.Completion
     /// The selection of an object-typed field, unretained: ``completion`` owns it.
     let objectSelection: Unmanaged<SelectionPlan>?
@@ -158,17 +157,26 @@ struct FieldPlanStorage: ~Copyable {
     /// Where a request memoises the arguments when they depend on variables
     /// (indexes a per-request array as long as the operation has such fields); else -1.
     let argumentSlot: Int
-    let resolver: FieldResolver?
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     let constantArguments: Result<JSONObject, FieldError>?
-    /// The first field node of the key (its arguments are the field's arguments).
-    let firstNode: Field
+    /// The first field node of the key, a `.field` selection in place in the
+    /// document (which the ``OperationPlan`` holds: see ``FieldPlan``).
+    let node: UnsafePointer<Selection>
     /// Further field nodes merged into the key; usually none (and then no array is allocated).
     let moreNodes: [Field]
-    /// The schema's field: what every plan of it shares.
-    let schemaField: SchemaField
+    /// The schema's field: what every plan of it shares (its name, resolver, enum
+    /// values). Unowned: the ``OperationPlan`` holds the planning catalog, which
+    /// holds every schema field, so reading it retains nothing and planning takes
+    /// no reference count on fields every request shares.
+    unowned(unsafe) let schemaField: SchemaField
 
-    init(index: Int, responseKey: String, firstNode: Field, moreNodes: [Field], field: SchemaField, shape: TypeShape,
+    /// The first field node of the key.
+    var firstNode: Field {
+        guard case .field(let field) = node.pointee else { preconditionFailure("a field plan's node is a field selection") }
+        return field
+    }
+
+    init(index: Int, responseKey: String, node: UnsafePointer<Selection>, moreNodes: [Field], field: SchemaField, shape: TypeShape,
          constantArguments: Result<JSONObject, FieldError>?, argumentSlot: Int, completion: FieldPlan.Completion) {
         self.index = index
         self.responseKey = responseKey
@@ -179,12 +187,10 @@ struct FieldPlanStorage: ~Copyable {
             encodedNames = EncodedNames(key: responseKey, typename: field.parentTypeName)
             ownsEncodedNames = true
         }
-        self.firstNode = firstNode
+        self.node = node
         self.moreNodes = moreNodes
         self.schemaField = field
-        self.fieldName = field.name
         self.shape = shape
-        self.resolver = field.resolver
         self.isTypename = field.isTypename
         self.constantArguments = constantArguments
         self.argumentSlot = argumentSlot
@@ -192,7 +198,6 @@ struct FieldPlanStorage: ~Copyable {
         let readsProperty = field.resolver == nil && !field.isTypename
         self.readsProperty = readsProperty
         self.leafShortcut = field.leafShortcut
-        self.enumNames = field.enumNames
         self.writesStringsAsIs = field.writesStringsAsIs
         switch completion {
         case .builtin, .scalar, .enum:
@@ -348,12 +353,18 @@ final class OperationPlan: Sendable {
     let fields: [FieldPlan]
     /// How many fields have arguments that depend on variables (see ``FieldPlan/argumentSlot``).
     let argumentSlots: Int
+    /// What the plans point to without holding it: the schema's fields and the document's field nodes.
+    let catalog: PlanningCatalog
+    let document: Document
 
-    init(root: SelectionPlan, rootType: GraphQLObjectType, fields: [FieldPlan], argumentSlots: Int) {
+    init(root: SelectionPlan, rootType: GraphQLObjectType, fields: [FieldPlan], argumentSlots: Int,
+         catalog: PlanningCatalog, document: Document) {
         self.root = root
         self.rootType = rootType
         self.fields = fields
         self.argumentSlots = argumentSlots
+        self.catalog = catalog
+        self.document = document
     }
 }
 
@@ -370,9 +381,12 @@ struct PlanningError: Error {
 /// until a selection has many (then a dictionary, for that selection only).
 ///
 /// Field nodes are held as pointers to their selections in the document's arrays
-/// (a field is copied once, into its plan, not into this stack too). Safety: the
-/// planner's caller keeps the document alive for the whole of planning, its
-/// arrays are never written meanwhile, and no pointer outlives the planner.
+/// (no field is copied into this stack). Safety: every array pointed into is
+/// reached from the planner's ``Planner/document`` (copies of its parts share its
+/// array storage), which the planner and then the ``OperationPlan`` (where the
+/// plans keep the first node of each key) hold: while a reference to the
+/// document's definitions is held, none of the arrays under them can be written
+/// in place (a write copies a shared array first) or freed.
 struct CollectedFields {
     /// Response keys; parallel to ``firsts``.
     var keys: [String] = []
@@ -474,6 +488,8 @@ struct Planner {
     let catalog: PlanningCatalog
     /// What collecting fields reads: the document's fragments and the condition variables.
     let scope: PlanningScope
+    /// The document planned: field plans point into it (see ``FieldPlanStorage/node``).
+    let document: Document
     var argumentSlots = 0
     /// Every field plan made so far; a plan's index is its position here.
     var all: [FieldPlan] = []
@@ -495,6 +511,7 @@ struct Planner {
         self.schema = schema
         self.catalog = schema.planning
         self.scope = PlanningScope(schema: schema, document: document, variables: variables)
+        self.document = document
         all.reserveCapacity(64)
     }
 
@@ -503,7 +520,7 @@ struct Planner {
             throw PlanningError(message: "The root type \(rootType.name) is not an object type of the schema.")
         }
         let root = try selection(for: rootObject, SubSelections(first: operation.selectionSet, more: []), depth: 0)
-        return OperationPlan(root: root, rootType: rootType, fields: all, argumentSlots: argumentSlots)
+        return OperationPlan(root: root, rootType: rootType, fields: all, argumentSlots: argumentSlots, catalog: catalog, document: document)
     }
 
     mutating func selection(for object: PlanningObject, _ sub: SubSelections, depth: Int) throws(PlanningError) -> SelectionPlan {
@@ -574,7 +591,8 @@ struct Planner {
         responseKeys.reserveCapacity(end - mark.keys)
         do throws(PlanningError) {
             for position in mark.keys..<end {
-                guard case .field(let first) = collected.firsts[position].pointee, let field = object.field(named: first.name.value) else { continue }
+                let node = collected.firsts[position]
+                guard case .field(let first) = node.pointee, let field = object.field(named: first.name.value) else { continue }
                 let moreNodes = collected.merged(into: position, since: mark)
                 let completion: FieldPlan.Completion
                 switch field.target {
@@ -610,7 +628,7 @@ struct Planner {
                 }
                 let key = collected.keys[position]
                 (base + count).initialize(to: FieldPlanStorage(
-                    index: all.count, responseKey: key, firstNode: first, moreNodes: moreNodes, field: field,
+                    index: all.count, responseKey: key, node: node, moreNodes: moreNodes, field: field,
                     shape: shape, constantArguments: constant, argumentSlot: argumentSlot, completion: completion
                 ))
                 all.append(FieldPlan(base + count))
