@@ -438,9 +438,8 @@ struct CollectedFields {
         return fields
     }
 
-    /// Adds `field`, the selection at `selection`, to the selection being collected.
-    mutating func add(_ field: borrowing Field, at selection: UnsafePointer<Selection>) {
-        let key = field.responseKey
+    /// Adds the field selection at `selection`, whose response key is `key`, to the selection being collected.
+    mutating func add(_ key: String, at selection: UnsafePointer<Selection>) {
         if keys.count - base < CollectedFields.scanLimit {
             let length = key.utf8.count
             for position in base..<keys.count where keys[position].utf8.count == length && keys[position] == key {
@@ -549,7 +548,7 @@ struct Planner {
         let plain = sub.allSatisfy { selectionSet in
             let plain = selectionSet.selections.withUnsafeBufferPointer { selections in
                 for position in selections.indices {
-                    guard case .fragmentSpread(let spread) = selections[position], spread.directives.isEmpty else { return false }
+                    guard selections[position].kind == .fragmentSpread, selections[position].hasNoDirectives else { return false }
                 }
                 return true
             }
@@ -565,8 +564,8 @@ struct Planner {
         let matches = sub.allSatisfy { selectionSet in
             selectionSet.selections.withUnsafeBufferPointer { selections in
                 for position in selections.indices {
-                    guard count < names.count, case .fragmentSpread(let spread) = selections[position],
-                          spread.name.value == names[count] else { return false }
+                    guard count < names.count, selections[position].kind == .fragmentSpread,
+                          selections[position].spreadName == names[count] else { return false }
                     count += 1
                 }
                 return true
@@ -592,17 +591,17 @@ struct Planner {
         do throws(PlanningError) {
             for position in mark.keys..<end {
                 let node = collected.firsts[position]
-                guard case .field(let first) = node.pointee, let field = object.field(named: first.name.value) else { continue }
+                guard let field = object.field(named: node.pointee.fieldName) else { continue }
                 let moreNodes = collected.merged(into: position, since: mark)
                 let completion: FieldPlan.Completion
                 switch field.target {
                 case .leaf(let leaf):
                     completion = leaf
                 case .object(let target):
-                    let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
+                    let fieldSub = SubSelections(first: node.pointee.fieldSelectionSet, more: moreNodes)
                     completion = .object(try selection(for: catalog.objects[target], fieldSub, depth: depth + 1))
                 case .abstract(let target):
-                    let fieldSub = SubSelections(first: first.selectionSet, more: moreNodes)
+                    let fieldSub = SubSelections(first: node.pointee.fieldSelectionSet, more: moreNodes)
                     let abstract = catalog.abstracts[target]
                     var names: [String] = []
                     var selections: [SelectionPlan] = []
@@ -620,7 +619,7 @@ struct Planner {
                 guard let shape = field.shape else {
                     throw PlanningError(message: "The type of \(object.name).\(field.name) nests lists too deeply.")
                 }
-                let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, first)
+                let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, node.pointee.fieldArguments)
                 var argumentSlot = -1
                 if constant == nil {
                     argumentSlot = argumentSlots
@@ -643,11 +642,11 @@ struct Planner {
     }
 
     /// Arguments that use no variable are coerced once, here.
-    func constantArguments(_ definitions: [GraphQLInputValueDefinition], _ field: Field) -> Result<JSONObject, FieldError>? {
+    func constantArguments(_ definitions: [GraphQLInputValueDefinition], _ arguments: [Argument]) -> Result<JSONObject, FieldError>? {
         if definitions.isEmpty { return Planner.noArguments }
-        guard !field.arguments.contains(where: { Planner.usesVariables($0.value) }) else { return nil }
+        guard !arguments.contains(where: { Planner.usesVariables($0.value) }) else { return nil }
         do {
-            return .success(try ArgumentCoercion.coerce(definitions, nodes: field.arguments, schema: schema, variables: [:]))
+            return .success(try ArgumentCoercion.coerce(definitions, nodes: arguments, schema: schema, variables: [:]))
         } catch {
             return .failure(error)
         }
@@ -701,7 +700,9 @@ struct PlanningScope {
     let schema: GraphQLSchema
     /// The document's fragments (the first of each name), in parallel with their names.
     let fragmentNames: [String]
-    let fragmentDefinitions: [FragmentDefinition]
+    /// Each fragment's type condition and selection set, in parallel with ``fragmentNames``.
+    let fragmentTypeConditions: [String]
+    let fragmentSelectionSets: [SelectionSet]
     /// Positions by name, only for documents with many fragments (else a scan).
     let fragmentIndex: [String: Int]
     /// Values of the variables `@skip`/`@include` read (others are not consulted).
@@ -711,17 +712,25 @@ struct PlanningScope {
         self.schema = schema
         self.variables = variables
         var names: [String] = []
-        var definitions: [FragmentDefinition] = []
+        var conditions: [String] = []
+        var selectionSets: [SelectionSet] = []
         var index: [String: Int] = [:]
-        for case .fragment(let fragment) in document.definitions where !names.contains(fragment.name.value) {
-            names.append(fragment.name.value)
-            definitions.append(fragment)
+        // Read in place, part by part (see `SelectionParts.swift`): no definition is copied whole.
+        document.definitions.withUnsafeBufferPointer { definitions in
+            for position in definitions.indices {
+                guard let name = definitions[position].fragmentName, !names.contains(name),
+                      let selectionSet = definitions[position].fragmentSelectionSet else { continue }
+                names.append(name)
+                conditions.append(definitions[position].fragmentTypeCondition)
+                selectionSets.append(selectionSet)
+            }
         }
         if names.count > 16 {
             for (position, name) in names.enumerated() { index[name] = position }
         }
         fragmentNames = names
-        fragmentDefinitions = definitions
+        fragmentTypeConditions = conditions
+        fragmentSelectionSets = selectionSets
         fragmentIndex = index
     }
 
@@ -758,25 +767,28 @@ struct PlanningScope {
 extension CollectedFields {
     /// Adds the fields `selectionSet` selects on object type `typeName` to the selection being collected.
     mutating func collect(_ typeName: String, _ selectionSet: SelectionSet, in scope: borrowing PlanningScope) {
-        // Read in place: iterating the array would copy (retain) each selection's parts.
+        // Read in place, part by part (see `SelectionParts.swift`): iterating the
+        // array or binding a case's payload would copy (retain) each selection's parts.
         selectionSet.selections.withUnsafeBufferPointer { selections in
             guard let start = selections.baseAddress else { return }
             for position in selections.indices {
-                switch selections[position] {
-                case .field(let field):
-                    guard scope.shouldInclude(field.directives) else { continue }
-                    add(field, at: start + position)
-                case .inlineFragment(let fragment):
-                    guard scope.shouldInclude(fragment.directives) else { continue }
-                    if let condition = fragment.typeCondition, !scope.fragmentApplies(condition.name.value, to: typeName) { continue }
-                    collect(typeName, fragment.selectionSet, in: scope)
-                case .fragmentSpread(let spread):
-                    let name = spread.name.value
-                    guard !visited.contains(name), scope.shouldInclude(spread.directives) else { continue }
+                let selection = start + position
+                let included = selection.pointee.hasNoDirectives || scope.shouldInclude(selection.pointee.directives)
+                switch selection.pointee.kind {
+                case .field:
+                    guard included else { continue }
+                    add(selection.pointee.fieldResponseKey, at: selection)
+                case .inlineFragment:
+                    guard included, let fragmentSet = selection.pointee.inlineSelectionSet else { continue }
+                    if let condition = selection.pointee.inlineTypeCondition, !scope.fragmentApplies(condition, to: typeName) { continue }
+                    collect(typeName, fragmentSet, in: scope)
+                case .fragmentSpread:
+                    let name = selection.pointee.spreadName
+                    guard !visited.contains(name), included else { continue }
                     visited.append(name)
                     guard let fragment = scope.fragmentPosition(name),
-                          scope.fragmentApplies(scope.fragmentDefinitions[fragment].typeCondition.name.value, to: typeName) else { continue }
-                    collect(typeName, scope.fragmentDefinitions[fragment].selectionSet, in: scope)
+                          scope.fragmentApplies(scope.fragmentTypeConditions[fragment], to: typeName) else { continue }
+                    collect(typeName, scope.fragmentSelectionSets[fragment], in: scope)
                 }
             }
         }
