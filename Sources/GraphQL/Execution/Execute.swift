@@ -195,7 +195,8 @@ final class VariablesPlan: Sendable {
     init(schema: GraphQLSchema, operation: OperationDefinition) {
         entries = operation.variableDefinitions.map { definition in
             let type = ValueCoercion.typeReference(definition.type)
-            let isInputType = schema.isInputType(type)
+            let facts = schema.planning.inputFacts[type.namedType]
+            let isInputType = facts?.isInputType ?? false
             var coercedDefault: JSONValue?
             if isInputType, let defaultValue = definition.defaultValue {
                 coercedDefault = ValueCoercion.coerceLiteral(defaultValue, to: type, in: schema, variables: nil)
@@ -203,7 +204,7 @@ final class VariablesPlan: Sendable {
             var named = type
             if case .nonNull(let inner) = named { named = inner }
             var builtin: BuiltinScalar?
-            if case .named(let name) = named, case .scalar(let scalar)? = schema.type(named: name) { builtin = scalar.builtin }
+            if case .named = named { builtin = facts?.builtin }
             return Entry(name: definition.variable.name.value, type: type, isInputType: isInputType,
                          hasDefault: definition.defaultValue != nil, coercedDefault: coercedDefault, builtin: builtin,
                          start: definition.loc.start, typeStart: definition.type.loc.start)

@@ -66,7 +66,10 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always) var index: Int { storage.pointee.index }
     @inline(__always) var argumentSlot: Int { storage.pointee.argumentSlot }
     @inline(__always) var resolver: FieldResolver? { storage.pointee.schemaField.resolver }
-    @inline(__always) var constantArguments: Result<JSONObject, FieldError>? { storage.pointee.constantArguments }
+    /// Arguments coerced at planning time; `nil` when they depend on variables.
+    @inline(__always) var constantArguments: Result<JSONObject, FieldError>? {
+        storage.pointee.takesNoArguments ? Planner.noArguments : storage.pointee.constantArguments
+    }
     /// The first field node of the key (its arguments are the field's arguments).
     var firstNode: Field { storage.pointee.firstNode }
     var parentTypeName: String { storage.pointee.schemaField.parentTypeName }
@@ -157,7 +160,10 @@ struct FieldPlanStorage: ~Copyable {
     /// Where a request memoises the arguments when they depend on variables
     /// (indexes a per-request array as long as the operation has such fields); else -1.
     let argumentSlot: Int
-    /// Arguments coerced at planning time; `nil` when they depend on variables.
+    /// The field has no arguments: ``FieldPlan/constantArguments`` is ``Planner/noArguments``
+    /// (not stored per plan: most fields take none, and each copy is reference counted).
+    let takesNoArguments: Bool
+    /// Arguments coerced at planning time; `nil` when they depend on variables or the field takes none.
     let constantArguments: Result<JSONObject, FieldError>?
     /// The first field node of the key, a `.field` selection in place in the
     /// document (which the ``OperationPlan`` holds: see ``FieldPlan``).
@@ -192,7 +198,8 @@ struct FieldPlanStorage: ~Copyable {
         self.schemaField = field
         self.shape = shape
         self.isTypename = field.isTypename
-        self.constantArguments = constantArguments
+        self.takesNoArguments = field.argumentDefinitions.isEmpty
+        self.constantArguments = field.argumentDefinitions.isEmpty ? nil : constantArguments
         self.argumentSlot = argumentSlot
         self.completion = completion
         let readsProperty = field.resolver == nil && !field.isTypename
@@ -529,9 +536,15 @@ struct Planner {
         // `{ ...Money }` in many places plans once per object type: a selection made
         // only of plain fragment spreads depends on nothing else.
         guard Planner.isFragmentOnly(sub) else { return try collectAndPlan(object, sub, depth) }
-        for memo in fragmentPlans where memo.typeName == object.name && Planner.spreads(sub, equal: memo.spreads) {
-            return memo.plan
+        let typeName = object.name
+        // Read in place: iterating would copy (retain) each memo's parts.
+        let memoized: SelectionPlan? = fragmentPlans.withUnsafeBufferPointer { memos in
+            for position in memos.indices where memos[position].typeName == typeName && Planner.spreads(sub, equal: memos[position].spreads) {
+                return memos[position].plan
+            }
+            return nil
         }
+        if let memoized { return memoized }
         let plan = try collectAndPlan(object, sub, depth)
         var spreads: [String] = []
         _ = sub.allSatisfy { selectionSet in
@@ -619,9 +632,10 @@ struct Planner {
                 guard let shape = field.shape else {
                     throw PlanningError(message: "The type of \(object.name).\(field.name) nests lists too deeply.")
                 }
-                let constant = field.argumentDefinitions.isEmpty ? Planner.noArguments : constantArguments(field.argumentDefinitions, node.pointee.fieldArguments)
+                let takesNone = field.argumentDefinitions.isEmpty
+                let constant = takesNone ? nil : constantArguments(field.argumentDefinitions, node.pointee.fieldArguments)
                 var argumentSlot = -1
-                if constant == nil {
+                if !takesNone, constant == nil {
                     argumentSlot = argumentSlots
                     argumentSlots += 1
                 }

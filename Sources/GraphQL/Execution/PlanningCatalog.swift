@@ -13,12 +13,29 @@ final class PlanningCatalog: Sendable {
     /// Every interface and union type.
     let abstracts: [PlanningAbstract]
     private let objectIndex: [String: Int]
+    /// What coercing a variable asks of its named type, by name, for every type:
+    /// plain values, so that asking copies no type definition (each copy of a
+    /// ``GraphQLNamedType`` retains every reference it holds).
+    let inputFacts: [String: InputFacts]
+
+    struct InputFacts: Sendable {
+        /// A scalar, an enum or an input object.
+        let isInputType: Bool
+        /// The built-in scalar the type is, if it is one.
+        let builtin: BuiltinScalar?
+    }
 
     init(types: [GraphQLNamedType], queryTypeName: String?, possibleTypeMap: [String: [String]]) {
         var objectIndex: [String: Int] = [:]
         var abstractIndex: [String: Int] = [:]
         var leaves: [String: FieldPlan.Completion] = [:]
+        var inputFacts: [String: InputFacts] = [:]
         for type in types {
+            if inputFacts[type.name] == nil {
+                var builtin: BuiltinScalar?
+                if case .scalar(let scalar) = type { builtin = scalar.builtin }
+                inputFacts[type.name] = InputFacts(isInputType: type.isInputType, builtin: builtin)
+            }
             switch type {
             case .object(let object) where objectIndex[object.name] == nil:
                 objectIndex[object.name] = objectIndex.count
@@ -72,6 +89,7 @@ final class PlanningCatalog: Sendable {
         self.objects = objects
         self.abstracts = abstracts
         self.objectIndex = objectIndex
+        self.inputFacts = inputFacts
     }
 
     /// The object type called `name`.
