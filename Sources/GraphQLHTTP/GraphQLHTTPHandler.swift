@@ -443,7 +443,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         var (response, outcome) = respond(result, prepared: prepared)
         if let extensions, let added = extensions.make(context, ContinuousClock.now - prepared.started) {
-            response.body = ResponseExtensions.append(added, to: response.body)
+            ResponseExtensions.append(added, to: &response.body)
         }
         return (response, outcome)
     }

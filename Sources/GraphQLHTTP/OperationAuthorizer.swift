@@ -67,16 +67,15 @@ public struct ResponseExtensions: Sendable {
         self.make = make
     }
 
-    /// `body` (a JSON object) with `"extensions": extensions` added before its closing brace.
-    static func append(_ extensions: JSONObject, to body: [UInt8]) -> [UInt8] {
-        guard body.last == UInt8(ascii: "}") else { return body }
-        var output = body
-        output.removeLast()
-        if output.count > 1 { output.append(UInt8(ascii: ",")) }
-        output.append(contentsOf: "\"extensions\":".utf8)
-        JSONWriter.write(.object(extensions), into: &output)
-        output.append(UInt8(ascii: "}"))
-        return output
+    /// Adds `"extensions": extensions` to `body` (a JSON object) before its closing brace, in
+    /// place (the response body is not copied for it: this runs for every executed operation).
+    static func append(_ extensions: JSONObject, to body: inout [UInt8]) {
+        guard body.last == UInt8(ascii: "}") else { return }
+        body.removeLast()
+        if body.count > 1 { body.append(UInt8(ascii: ",")) }
+        body.append(contentsOf: "\"extensions\":".utf8)
+        JSONWriter.write(.object(extensions), into: &body)
+        body.append(UInt8(ascii: "}"))
     }
 }
 
