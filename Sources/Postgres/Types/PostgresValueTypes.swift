@@ -105,19 +105,23 @@ extension UUID: PostgresEncodable, PostgresDecodable {
     /// The UUID in `text` if it is the 8-4-4-4-12 hex form (either case); nil otherwise.
     static func parseCanonical(_ text: UnsafeRawBufferPointer) -> UUID? {
         guard text.count == 36 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var position = 0
-        for index in 0..<16 {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard text[position] == UInt8(ascii: "-") else { return nil }
-                position += 1
+        // Into the tuple itself, not an array: every uuid column of every row read comes through here.
+        var value: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &value) { bytes -> Bool in
+            var position = 0
+            for index in 0..<16 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard text[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                }
+                guard let high = Hex.digitValue(text[position]), let low = Hex.digitValue(text[position + 1]) else { return false }
+                bytes[index] = high << 4 | low
+                position += 2
             }
-            guard let high = Hex.digitValue(text[position]), let low = Hex.digitValue(text[position + 1]) else { return nil }
-            bytes[index] = high << 4 | low
-            position += 2
+            return true
         }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return parsed ? UUID(uuid: value) : nil
     }
 
 }
