@@ -8,6 +8,8 @@
 #   CONNECTIONS=16 DURATION=5 ORDERS=100 PERF=1 (record a profile of the server: $OUT/perf.data)
 #   SERVE_ARGS='--threads 1' (more flags for payql serve)
 #   SYSCALLS=1 (count the server's system calls per request, by call: perf stat of kernel tracepoints)
+#   MALLOCS=1 (malloc calls per request, through the uprobe `perf probe -x <libc.so.6> --add malloc` makes;
+#   the probe slows the server: that run's CPU and rate figures are not comparable)
 #
 # Prints req/s, p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on a quiet
 # machine), µs of PayQL CPU per request (the steady figure) and µs of the embedded PostgreSQL's
@@ -74,6 +76,11 @@ else
     for call in recvfrom sendmsg sendto write read epoll_wait epoll_ctl poll futex sched_yield writev; do events="$events,syscalls:sys_enter_$call"; done
     perf stat -x, -e "${events#,}" -p "$SERVER" -o "$OUT/syscalls.csv" -- sleep "$DURATION" >/dev/null 2>&1 & STATPID=$!
   fi
+  if [ "${MALLOCS:-0}" = 1 ]; then
+    # malloc calls per request through a uprobe on libc's malloc (made once: perf probe -x <libc> --add malloc).
+    # Each hit traps into the kernel: the CPU and rate figures of such a run are not comparable.
+    perf stat -x, -e probe_libc:malloc -p "$SERVER" -o "$OUT/mallocs.csv" -- sleep "$DURATION" >/dev/null 2>&1 & MALLOCPID=$!
+  fi
   result="$(WRK_IDS_FILE="$OUT/order-ids" WRK_KEY="$KEY" WRK_QUERY="$Q" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" \
     -s "$HERE/order-query.lua" "http://127.0.0.1:$PORT/graphql" | grep RESULT)"
   echo "$result"
@@ -84,6 +91,10 @@ switches_after="$(switches)"
 pg_ticks >"$OUT/pg-after"
 pg="$(awk 'NR == FNR { b[$1] = $2; next } { t += $2 - ($1 in b ? b[$1] : 0) } END { print t + 0 }' "$OUT/pg-before" "$OUT/pg-after")"
 if [ -n "${PERFPID:-}" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
+if [ -n "${MALLOCPID:-}" ]; then
+  kill -INT "$MALLOCPID" 2>/dev/null || true; wait "$MALLOCPID" 2>/dev/null || true
+  echo "mallocs per request: $(awk -F, -v n="$requests" '$3 ~ /malloc/ { printf "%.1f", $1 / n }' "$OUT/mallocs.csv")"
+fi
 if [ -n "${STATPID:-}" ]; then
   kill -INT "$STATPID" 2>/dev/null || true; wait "$STATPID" 2>/dev/null || true
   echo "syscalls per request: $(awk -F, -v n="$requests" '$3 ~ /sys_enter_/ && $1 + 0 > 0 { sub(/.*sys_enter_/, "", $3); printf "%s=%.2f ", $3, $1 / n }' "$OUT/syscalls.csv")"

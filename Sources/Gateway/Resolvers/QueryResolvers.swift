@@ -32,13 +32,15 @@ enum QueryResolvers {
         }
         set.async("Query", "order") { input in
             guard let id = input[argument: "id"]?.stringValue.flatMap({ GlobalID($0, of: .order) }) else { return nil }
-            var related = OrderStore.Related(customer: input.selects("customer"), payments: input.selects("payments"))
+            let nodes = input.info.fieldNodes
+            var related = OrderStore.Related(customer: ResolveInput.selects("customer", in: nodes),
+                                             payments: ResolveInput.selects("payments", in: nodes))
             guard related != OrderStore.Related() else {
                 return try await visibleOrder(id.uuid, input: input, services: services).map(OrderView.init(record:))
             }
             // The customer or the payments are selected: read them with the order (one statement, one snapshot),
             // and the order's jsonb payloads only if they may be selected.
-            related.payloads = !input.certainlyOmits(["checkout", "notes"])
+            related.payloads = !ResolveInput.certainlyOmits(OrderStore.Related.payloadFields, in: nodes)
             let principal = try input.gateway.principal
             guard let read = try await services.orderStore.find(id: id.uuid, with: related),
                   principal.maySee(customerID: read.order.customerID) else { return nil }

@@ -75,20 +75,31 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
         self = id
     }
 
-    /// The opaque text. Built byte by byte (ids are written for every object a response holds).
+    /// The opaque text. Built byte by byte in a stack buffer, then encoded into the string's storage
+    /// (one allocation: ids are written for every object a response holds).
     public var description: String {
-        var raw: [UInt8] = []
-        raw.reserveCapacity(type.rawValue.utf8.count + 37)
-        raw.append(contentsOf: type.rawValue.utf8)
-        raw.append(UInt8(ascii: ":"))
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { raw.append(UInt8(ascii: "-")) }
-                raw.append(Self.hexDigits[Int(byte >> 4)])
-                raw.append(Self.hexDigits[Int(byte & 0x0F)])
+        let prefix = type.rawValue.utf8
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 37) { raw in
+            var count = 0
+            for byte in prefix {
+                raw[count] = byte
+                count += 1
             }
+            raw[count] = UInt8(ascii: ":")
+            count += 1
+            withUnsafeBytes(of: uuid.uuid) { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        raw[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    raw[count] = Self.hexDigits[Int(byte >> 4)]
+                    raw[count + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    count += 2
+                }
+            }
+            return Base64URL.encode(UnsafeBufferPointer(rebasing: raw[..<count]))
         }
-        return Base64URL.encode(raw)
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

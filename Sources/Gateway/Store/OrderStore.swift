@@ -159,6 +159,9 @@ struct OrderStore: Sendable {
         /// When false the record holds no checkout and no notes: only for a read whose selection
         /// certainly asks for neither (`ResolveInput.certainlyOmits`).
         var payloads = true
+
+        /// The Order fields that read the payloads.
+        static let payloadFields: Set<String> = ["checkout", "notes"]
     }
 
     /// One order as a single-order read needs it.

@@ -7,25 +7,39 @@ enum Base64URL {
 
     /// `input` as base64url without padding.
     static func encode(_ input: [UInt8]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(n >> 18 & 63)])
-            output.append(alphabet[Int(n >> 12 & 63)])
-            output.append(alphabet[Int(n >> 6 & 63)])
-            output.append(alphabet[Int(n & 63)])
-            index += 3
+        input.withUnsafeBufferPointer { encode($0) }
+    }
+
+    /// `input` as base64url without padding, written straight into the string's storage (one
+    /// allocation: global ids are written for every object a response holds).
+    static func encode(_ input: UnsafeBufferPointer<UInt8>) -> String {
+        let full = input.count / 3
+        let rest = input.count - full * 3
+        let length = full * 4 + (rest == 0 ? 0 : rest + 1)
+        return String(unsafeUninitializedCapacity: length) { output in
+            var index = 0
+            var written = 0
+            while index + 3 <= input.count {
+                let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                output[written] = alphabet[Int(n >> 18 & 63)]
+                output[written + 1] = alphabet[Int(n >> 12 & 63)]
+                output[written + 2] = alphabet[Int(n >> 6 & 63)]
+                output[written + 3] = alphabet[Int(n & 63)]
+                index += 3
+                written += 4
+            }
+            if rest > 0 {
+                let n = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                output[written] = alphabet[Int(n >> 18 & 63)]
+                output[written + 1] = alphabet[Int(n >> 12 & 63)]
+                written += 2
+                if rest == 2 {
+                    output[written] = alphabet[Int(n >> 6 & 63)]
+                    written += 1
+                }
+            }
+            return written
         }
-        let rest = input.count - index
-        if rest > 0 {
-            let n = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
-            output.append(alphabet[Int(n >> 18 & 63)])
-            output.append(alphabet[Int(n >> 12 & 63)])
-            if rest == 2 { output.append(alphabet[Int(n >> 6 & 63)]) }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes of base64url text (padding optional; the standard alphabet's `+` and `/` are read
