@@ -55,7 +55,7 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always) var shape: TypeShape { storage.pointee.shape }
     @inline(__always) var propertyHint: Int { storage.pointee.propertyHint.load(ordering: .relaxed) }
     @inline(__always) func rememberProperty(at index: Int) { storage.pointee.propertyHint.store(index, ordering: .relaxed) }
-    @inline(__always) var fieldName: String { storage.pointee.schemaField.name }
+    @inline(__always) var fieldName: String { storage.pointee.fieldName }
     @inline(__always) var leafShortcut: LeafShortcut { storage.pointee.leafShortcut }
     @inline(__always) var writesStringsAsIs: Bool { storage.pointee.writesStringsAsIs }
     @inline(__always) var completion: Completion { storage.pointee.completion }
@@ -65,16 +65,16 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always) var encodedNames: EncodedNames { storage.pointee.encodedNames }
     @inline(__always) var index: Int { storage.pointee.index }
     @inline(__always) var argumentSlot: Int { storage.pointee.argumentSlot }
-    @inline(__always) var resolver: FieldResolver? { storage.pointee.schemaField.resolver }
+    @inline(__always) var resolver: FieldResolver? { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.resolver } }
     /// Arguments coerced at planning time; `nil` when they depend on variables.
     @inline(__always) var constantArguments: Result<JSONObject, FieldError>? {
         storage.pointee.takesNoArguments ? Planner.noArguments : storage.pointee.constantArguments
     }
     /// The first field node of the key (its arguments are the field's arguments).
     var firstNode: Field { storage.pointee.firstNode }
-    var parentTypeName: String { storage.pointee.schemaField.parentTypeName }
-    var argumentDefinitions: [GraphQLInputValueDefinition] { storage.pointee.schemaField.argumentDefinitions }
-    var type: GraphQLTypeReference { storage.pointee.schemaField.type }
+    var parentTypeName: String { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.parentTypeName } }
+    var argumentDefinitions: [GraphQLInputValueDefinition] { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.argumentDefinitions } }
+    var type: GraphQLTypeReference { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.type } }
 
     /// Every field node of the key, in document order.
     var nodes: [Field] {
@@ -96,8 +96,10 @@ struct FieldPlan: @unchecked Sendable {
     @inline(__always)
     func hasEnumName(_ name: String) -> Bool {
         let length = name.utf8.count
-        for candidate in storage.pointee.schemaField.enumNames where candidate.utf8.count == length && candidate == name { return true }
-        return false
+        return storage.pointee.schemaField._withUnsafeGuaranteedRef { field in
+            for candidate in field.enumNames where candidate.utf8.count == length && candidate == name { return true }
+            return false
+        }
     }
 
     /// Whether `value` is a string naming one of the enum's values (read in place).
@@ -170,11 +172,13 @@ struct FieldPlanStorage: ~Copyable {
     let node: UnsafePointer<Selection>
     /// Further field nodes merged into the key; usually none (and then no array is allocated).
     let moreNodes: [Field]
-    /// The schema's field: what every plan of it shares (its name, resolver, enum
-    /// values). Unowned: the ``OperationPlan`` holds the planning catalog, which
-    /// holds every schema field, so reading it retains nothing and planning takes
-    /// no reference count on fields every request shares.
-    unowned(unsafe) let schemaField: SchemaField
+    /// The schema's field: what every plan of it shares (its resolver, enum values,
+    /// type). Unretained: the ``OperationPlan`` holds the planning catalog, which
+    /// holds every schema field, so planning takes no reference count on fields
+    /// every request shares, and reading it (`_withUnsafeGuaranteedRef`) takes none either.
+    let schemaField: Unmanaged<SchemaField>
+    /// The field's name (inline: read for every property looked up).
+    let fieldName: String
 
     /// The first field node of the key.
     var firstNode: Field {
@@ -195,7 +199,8 @@ struct FieldPlanStorage: ~Copyable {
         }
         self.node = node
         self.moreNodes = moreNodes
-        self.schemaField = field
+        self.schemaField = Unmanaged.passUnretained(field)
+        self.fieldName = field.name
         self.shape = shape
         self.isTypename = field.isTypename
         self.takesNoArguments = field.argumentDefinitions.isEmpty
