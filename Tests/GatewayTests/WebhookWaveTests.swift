@@ -155,4 +155,41 @@ import Testing
             #expect(try await h.count("payments") == 0)
         }
     }
+
+    /// The batch's locking reads probe the unique index once per key, whatever plan PostgreSQL caches: with
+    /// a generic plan and no statistics (a table filling faster than autovacuum analyzes it), the same read
+    /// written as `provider = ANY(…) AND provider_payment_id = ANY(…)` walked every payment of the provider.
+    @Test func theLockingReadsProbeTheUniqueIndexPerKeyWhateverThePlan() async throws {
+        try await GatewayHarness.run { h in
+            let order = try await WebhookGroupCommitTests.razorpayOrder(h)
+            let orderID = try await h.pool.query("SELECT id FROM orders WHERE provider_order_id = \(order.providerOrderID)").single(UUID.self)
+            _ = try await h.pool.query("""
+                INSERT INTO payments (order_id, provider, provider_payment_id, status, amount_minor, currency)
+                SELECT \(orderID), 'razorpay', 'pay_fill_' || n, 'FAILED', 100, 'INR' FROM generate_series(1, 500) AS n
+                """)
+            let events = ["pay_fill_7", "pay_absent_1", "pay_absent_2", "pay_absent_3"].map {
+                WebhookGroupCommitTests.delivery("evt_\($0)", order: order.providerOrderID, payment: $0, status: .captured).event
+            }
+            let (read, known) = try await h.pool.withConnection { connection in
+                func paymentsRead() async throws -> Int64 {
+                    _ = try await connection.query("SELECT pg_stat_force_next_flush()")
+                    return try await connection.query("""
+                        SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = 'payments'
+                        """).single(Int64.self) ?? -1
+                }
+                let before = try await paymentsRead()
+                let known = try await connection.transaction { connection in
+                    // Always the generic plan (as after five executions of a prepared statement).
+                    _ = try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan")
+                    var locks = WebhookLocks()
+                    try await locks.prefetch(events, on: connection)
+                    return events.map { locks.known(payment: $0.paymentID ?? "", provider: .razorpay).map { $0 != nil } }
+                }
+                return (try await paymentsRead() - before, known)
+            }
+            #expect(known == [true, false, false, false])
+            // The one stored payment of the four (a scan of the provider's payments would read all 500).
+            #expect(read <= 4, "payments read: \(read)")
+        }
+    }
 }

@@ -27,12 +27,14 @@ struct WebhookLocks: Sendable {
     /// Nothing known yet.
     init() {}
 
-    /// Locks and reads, in two statements, every order and payment `events` name (orders first,
-    /// each set in id order, so concurrent batches lock in one order and cannot deadlock each other).
-    /// Each statement matches the providers and the ids as two arrays (`provider = ANY(…) AND id = ANY(…)`),
-    /// which the unique index on both answers; the pairs written as a joined `unnest` were planned as a
-    /// scan of the whole table per batch. A row of another of the batch's providers whose id happens to
-    /// equal one of the ids is locked too and not kept.
+    /// Locks and reads, in two statements, every order and payment `events` name (orders first, each
+    /// set in (provider, id) order, so concurrent batches lock in one order and cannot deadlock each other).
+    /// Each statement looks its keys up one by one on the unique index of (provider, provider's id): a
+    /// lateral subquery per key, kept from being flattened into a join by its `LIMIT 1` (the key is
+    /// unique), so the plan is an index probe per key whatever the table's statistics say — the same
+    /// statement as `provider = ANY(…) AND id = ANY(…)` was planned, with statistics taken while the table
+    /// was small (a table filling faster than autovacuum analyzes it), as a scan of every row of the
+    /// provider: ~1.1 ms a batch at 5,000 payments, finding none (the benchmark's new payments).
     mutating func prefetch(_ events: [WebhookEvent], on connection: PostgresConnection) async throws {
         var orderKeys: Set<Key> = []
         var paymentKeys: Set<Key> = []
@@ -43,10 +45,12 @@ struct WebhookLocks: Sendable {
             }
         }
         if !orderKeys.isEmpty {
+            let keys = Self.sorted(orderKeys)
             let rows = try await connection.query("""
-                SELECT \(sql: OrderStore.columns) FROM orders
-                WHERE provider = ANY(\(Self.providers(orderKeys))::text[]) AND provider_order_id = ANY(\(orderKeys.map(\.id))::text[])
-                ORDER BY id FOR UPDATE
+                SELECT \(sql: OrderStore.columns)
+                FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]) AS wanted (wanted_provider, wanted_id)
+                CROSS JOIN LATERAL (SELECT * FROM orders WHERE provider = wanted_provider AND provider_order_id = wanted_id LIMIT 1) AS found
+                FOR UPDATE OF found
                 """)
             for key in orderKeys { orders[key] = .some(nil) }
             for row in rows {
@@ -55,10 +59,12 @@ struct WebhookLocks: Sendable {
             }
         }
         if !paymentKeys.isEmpty {
+            let keys = Self.sorted(paymentKeys)
             let rows = try await connection.query("""
-                SELECT \(sql: PaymentStore.paymentColumns) FROM payments
-                WHERE provider = ANY(\(Self.providers(paymentKeys))::text[]) AND provider_payment_id = ANY(\(paymentKeys.map(\.id))::text[])
-                ORDER BY id FOR UPDATE
+                SELECT \(sql: PaymentStore.paymentColumns)
+                FROM unnest(\(keys.map(\.provider.rawValue))::text[], \(keys.map(\.id))::text[]) AS wanted (wanted_provider, wanted_id)
+                CROSS JOIN LATERAL (SELECT * FROM payments WHERE provider = wanted_provider AND provider_payment_id = wanted_id LIMIT 1) AS found
+                FOR UPDATE OF found
                 """)
             for key in paymentKeys { payments[key] = .some(nil) }
             for row in rows {
@@ -134,8 +140,11 @@ struct WebhookLocks: Sendable {
         if fork.forgotPayments { forgetPayments() }
     }
 
-    /// The distinct providers of `keys`, in name order.
-    private static func providers(_ keys: Set<Key>) -> [String] { Set(keys.map(\.provider.rawValue)).sorted() }
+    /// `keys` in the order every batch locks them: by provider, then by the provider's id. (The lookups run
+    /// in the arrays' order, `unnest` feeding a nested loop, so each row is locked in this order.)
+    static func sorted(_ keys: Set<Key>) -> [Key] {
+        keys.sorted { ($0.provider.rawValue, $0.id) < ($1.provider.rawValue, $1.id) }
+    }
 
     /// What is known now of the order `provider` knows as `id`: `.some(nil)` when it was looked for and is
     /// absent, nil when it was not looked for (no statement: ``WebhookBatchWriter`` predicts from it).
