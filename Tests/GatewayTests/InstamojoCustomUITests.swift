@@ -71,6 +71,12 @@ import Testing
             #expect(plans.compactMap { $0["tenureMonths"]?.intValue } == [3, 6, 12])
             #expect(plans.compactMap { $0["annualInterestRatePercent"]?.stringValue } == ["13.00", "13.5", "15.00"])
 
+            // Beside a related object (the order is then read with it, its jsonb payloads only when the
+            // selection may need them): the options still find the gateway order in the checkout payload.
+            let withCustomer = try await h.graphQL("query($id: ID!) { order(id: $id) { customer { id } paymentOptions { enabledMethods } } }",
+                                                   variables: ["id": .string(id)])
+            #expect(withCustomer.data("order")?["paymentOptions"]?["enabledMethods"]?.arrayValue?.isEmpty == false, "\(withCustomer.json)")
+
             // Per row of a list: a clear error on the field, never N upstream calls.
             let listed = try await h.graphQL("{ orders(first: 5) { edges { node { id paymentOptions { enabledMethods } } } } }")
             let error = try #require(listed.json["errors"]?.arrayValue?.first)

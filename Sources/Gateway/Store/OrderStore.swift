@@ -160,8 +160,10 @@ struct OrderStore: Sendable {
         /// certainly asks for neither (`ResolveInput.certainlyOmits`).
         var payloads = true
 
-        /// The Order fields that read the payloads.
-        static let payloadFields: Set<String> = ["checkout", "notes"]
+        /// The Order fields that read the payloads: their own (`checkout`, `notes`) or through a
+        /// resolver reading the record (`paymentOptions` finds Instamojo's gateway order in the
+        /// checkout payload). A field that starts reading them belongs here.
+        static let payloadFields: Set<String> = ["checkout", "notes", "paymentOptions"]
     }
 
     /// One order as a single-order read needs it.
