@@ -21,11 +21,28 @@ public enum Digest: Sendable {
 
     fileprivate var evp: OpaquePointer? {
         switch self {
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha512: EVP_sha512()
+        case .sha1: FetchedDigests.shared.sha1 ?? EVP_sha1()
+        case .sha256: FetchedDigests.shared.sha256 ?? EVP_sha256()
+        case .sha512: FetchedDigests.shared.sha512 ?? EVP_sha512()
         }
     }
+}
+
+/// The digests fetched once from OpenSSL 3's default provider. Given the legacy `EVP_sha256()`,
+/// every `EVP_Digest`/`HMAC` call fetches the implementation again (a method-store lookup under
+/// a lock): measured 0.5–1.3 µs per SHA-256 of an API key, against 0.2 µs with a fetched one.
+/// Nil (the legacy object is used) if a fetch fails.
+///
+/// `@unchecked Sendable`: the pointers are written once, when the static is initialised (Swift
+/// runs that once, thread-safely), and never freed; a fetched `EVP_MD` is immutable and
+/// reference-counted by OpenSSL, which documents it as safe to use from several threads at once.
+private struct FetchedDigests: @unchecked Sendable {
+    let sha1: OpaquePointer?
+    let sha256: OpaquePointer?
+    let sha512: OpaquePointer?
+
+    static let shared = FetchedDigests(
+        sha1: EVP_MD_fetch(nil, "SHA1", nil), sha256: EVP_MD_fetch(nil, "SHA256", nil), sha512: EVP_MD_fetch(nil, "SHA512", nil))
 }
 
 /// A failure inside libcrypto (with OpenSSL's own error text), bad input, or a message
