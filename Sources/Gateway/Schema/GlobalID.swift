@@ -51,22 +51,7 @@ public struct GlobalID: Sendable, Hashable, CustomStringConvertible {
 
     /// The UUID written 8-4-4-4-12 in hex digits of either case; nil for anything else.
     static func uuid(_ text: ArraySlice<UInt8>) -> UUID? {
-        guard text.count == 36 else { return nil }
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
-            var index = text.startIndex
-            for position in 0..<16 {
-                if position == 4 || position == 6 || position == 8 || position == 10 {
-                    guard text[index] == UInt8(ascii: "-") else { return false }
-                    index += 1
-                }
-                guard let high = Hex.digitValue(text[index]), let low = Hex.digitValue(text[index + 1]) else { return false }
-                out[position] = high << 4 | low
-                index += 2
-            }
-            return true
-        }
-        return parsed ? UUID(uuid: bytes) : nil
+        Hex.uuidBytes(text).map { UUID(uuid: $0) }
     }
 
     /// Decodes `text` and checks it names a `type`; nil otherwise.

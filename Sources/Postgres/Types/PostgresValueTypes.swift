@@ -104,24 +104,7 @@ extension UUID: PostgresEncodable, PostgresDecodable {
 
     /// The UUID in `text` if it is the 8-4-4-4-12 hex form (either case); nil otherwise.
     static func parseCanonical(_ text: UnsafeRawBufferPointer) -> UUID? {
-        guard text.count == 36 else { return nil }
-        // Into the tuple itself, not an array: every uuid column of every row read comes through here.
-        var value: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed = withUnsafeMutableBytes(of: &value) { bytes -> Bool in
-            var position = 0
-            for index in 0..<16 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard text[position] == UInt8(ascii: "-") else { return false }
-                    position += 1
-                }
-                guard let high = Hex.digitValue(text[position]), let low = Hex.digitValue(text[position + 1]) else { return false }
-                bytes[index] = high << 4 | low
-                position += 2
-            }
-            return true
-        }
-        return parsed ? UUID(uuid: value) : nil
+        Hex.uuidBytes(text).map { UUID(uuid: $0) }
     }
 
 }
