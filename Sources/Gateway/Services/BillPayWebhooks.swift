@@ -26,14 +26,11 @@ enum BillPayWebhooks {
     static func apply(_ event: WebhookEvent, body: [UInt8], eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
         let parsed = try? JSONParser.parse(body)
         if event.type == "bill_fetch_success" || event.type == "bill_fetch_failure" {
-            let fetch = BillFetchStore.Fetch(success: event.type == "bill_fetch_success", body: parsed)
+            let fetch = billFetch(success: event.type == "bill_fetch_success", body: parsed)
             return try await BillFetchStore.apply(fetch, eventRowID: eventRowID, on: connection)
         }
         guard let status = status(event: event.type) else { return "IGNORED" }
-        func text(_ key: String) -> String? {
-            guard let value = parsed?[key]?.stringValue, value != WebhookRedaction.placeholder else { return nil }
-            return value
-        }
+        func text(_ key: String) -> String? { WebhookRedaction.unredactedString(parsed?[key]) }
         var bill: BillPaymentRecord?
         if let orderID = event.orderID {
             bill = try await connection.query("""
@@ -55,7 +52,7 @@ enum BillPayWebhooks {
         guard bill.status != "REFUNDED" else { return "APPLIED" }
         let flag: String? = status == "COLLECTION_FAILED"
             ? "COLLECTION_FAILED: the money was collected but Setu could not pay the bill; Setu is expected to ask for a refund" : nil
-        let bills = parsed?["billDetails"]?.arrayValue.map { PostgresJSONB(text: JSONWriter.string(withoutRedacted(.array($0)))) }
+        let bills = parsed?["billDetails"]?.arrayValue.map { PostgresJSONB(text: JSONWriter.string(WebhookRedaction.withoutRedacted(.array($0)))) }
         _ = try await connection.query("""
             UPDATE bill_payments SET status = \(status), setu_transaction_id = coalesce(\(event.paymentID), setu_transaction_id),
                 biller_id = coalesce(\(text("billerId")), biller_id),
@@ -70,20 +67,28 @@ enum BillPayWebhooks {
         return "APPLIED"
     }
 
-    /// `value` without the object members the intake redacted (so a reprocessed event's bills keep
-    /// no `"[redacted]"` customer name; the member is absent instead).
-    static func withoutRedacted(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let object):
-            var kept = JSONObject(capacity: object.count)
-            for (key, member) in object.members where member.stringValue != WebhookRedaction.placeholder {
-                kept.append(key, withoutRedacted(member))
-            }
-            return .object(kept)
-        case .array(let items):
-            return .array(items.map(withoutRedacted))
-        default:
-            return value
+    /// What a `bill_fetch_success` / `bill_fetch_failure` user event says (`body` parsed); redacted and
+    /// empty values count as absent.
+    static func billFetch(success: Bool, body: JSONValue?) -> BillFetchStore.Fetch {
+        func text(_ value: JSONValue?) -> String? {
+            WebhookRedaction.unredactedString(value).flatMap { $0.isEmpty ? nil : $0 }
         }
+        let bills: JSONValue
+        if let details = body?["billDetails"]?.arrayValue {
+            bills = WebhookRedaction.withoutRedacted(.array(details))
+        } else if success, let body {
+            // Before billDetails[], a fetch carried one bill in top-level fields (setu.md §6: deprecated, still sent).
+            var bill = JSONObject()
+            for key in ["billAmount", "billNumber", "billDate", "dueDate", "customerName"] {
+                if let value = text(body[key]) { bill[key] = .string(value) }
+            }
+            bills = bill.count == 0 ? .array([]) : .array([.object(bill)])
+        } else {
+            bills = .array([])
+        }
+        return BillFetchStore.Fetch(
+            success: success, sessionID: text(body?["sessionId"]), billerID: text(body?["billerId"]),
+            billerName: text(body?["billerName"]), billerCategory: text(body?["billerCategory"]), bills: bills,
+            errorCode: text(body?["error"]?["code"]) ?? text(body?["fetchErrorCode"]), errorMessage: text(body?["error"]?["message"]))
     }
 }

@@ -5,7 +5,7 @@ import Postgres
 import Providers
 
 /// `reprocessWebhookEvent` (OPS): applies a stored, authentic provider webhook again through the
-/// intake's own path (``WebhookService/apply(_:eventRowID:on:)``), e.g. one that arrived before its
+/// intake's own path (``WebhookService/apply(_:body:eventRowID:on:)``), e.g. one that arrived before its
 /// order existed (UNMATCHED) or failed. Statuses only move forward, so reprocessing an event whose
 /// effect is already there changes nothing. REJECTED deliveries (bad signature) were never
 /// authentic and their bodies are not kept: they cannot be reprocessed.
@@ -27,19 +27,17 @@ extension WebhookService {
         guard let provider = ProviderName(rawValue: providerName) else { throw GatewayRequestError.internal("a webhook event row names an unknown provider") }
         // The stored payload is the body with personal data redacted; the fields an event is applied
         // by (order, payment and refund ids, statuses, amounts) are kept.
+        let body = Self.storedBody(payload, provider: provider)
         let event: WebhookEvent
         do {
-            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: [], body: Self.storedBody(payload, provider: provider)))
+            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: [], body: body))
         } catch {
             throw UserError(.invalidState, "the stored payload cannot be read as a \(provider.graphQLName) event (\(error.message)); nothing was applied",
                             field: ["input", "webhookEventId"])
         }
         try await pool.withTransaction { connection in
             _ = try await connection.query("SELECT id FROM webhook_events WHERE id = \(id) FOR UPDATE")
-            // Setu's events change bill payments and bill fetches (as the intake applies them), not orders.
-            let outcome = event.provider == .setu
-                ? try await BillPayWebhooks.apply(event, body: Array(payload.text.utf8), eventRowID: id, on: connection)
-                : try await Self.apply(event, eventRowID: id, on: connection)
+            let outcome = try await Self.apply(event, body: body, eventRowID: id, on: connection)
             _ = try await connection.query("""
                 UPDATE webhook_events SET outcome = \(outcome), processing_error = NULL, processed_at = now() WHERE id = \(id)
                 """)

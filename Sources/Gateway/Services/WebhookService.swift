@@ -64,17 +64,31 @@ struct WebhookService: Sendable {
         return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body, provider: provider)))
     }
 
-    /// Applies an event to its order, alone in its transaction (``reprocess(eventID:)``); returns the
-    /// stored outcome (APPLIED, UNMATCHED, IGNORED) and records what it linked the event row to.
-    static func apply(_ event: WebhookEvent, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
+    /// Applies an event alone in its transaction (``reprocess(eventID:)``; `body` as received, or as the
+    /// stored payload gives it back); returns the stored outcome (APPLIED, UNMATCHED, IGNORED) and
+    /// records what it linked the event row to.
+    static func apply(_ event: WebhookEvent, body: [UInt8], eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
         var locks = WebhookLocks()
-        let applied = try await apply(event, eventRowID: eventRowID, locks: &locks, on: connection)
+        let applied = try await apply(event, body: body, eventRowID: eventRowID, locks: &locks, newPaymentID: nil, on: connection)
         _ = try await connection.query("""
             UPDATE webhook_events SET order_id = coalesce(\(applied.orderID), order_id), payment_id = coalesce(\(applied.paymentID), payment_id),
                 refund_id = coalesce(\(applied.refundID), refund_id)
             WHERE id = \(eventRowID)
             """)
         return applied.outcome
+    }
+
+    /// One delivery's effect, whatever its provider: Setu's events change bill payments and bill fetches
+    /// (their own tables, read from `body`; what they change is not in `locks`), every other provider's
+    /// an order through `locks` (``apply(_:eventRowID:locks:newPaymentID:on:)``).
+    static func apply(_ event: WebhookEvent, body: [UInt8], eventRowID: UUID, locks: inout WebhookLocks, newPaymentID: UUID?,
+                      on connection: PostgresConnection) async throws -> AppliedWebhook {
+        guard event.provider != .setu else {
+            let outcome = try await BillPayWebhooks.apply(event, body: body, eventRowID: eventRowID, on: connection)
+            locks.forgetPayments()
+            return AppliedWebhook(outcome: outcome)
+        }
+        return try await apply(event, eventRowID: eventRowID, locks: &locks, newPaymentID: newPaymentID, on: connection)
     }
 
     /// Applies an event to its order through `locks` (the rows its batch locked); returns the outcome
@@ -197,7 +211,8 @@ struct WebhookService: Sendable {
         }
         guard provider == .instamojo, let pairs = URLEncodedForm.decodeStrictly(body) else { return PostgresJSONB(text: "{}") }
         var fields = JSONObject(capacity: pairs.count)
-        for (name, value) in pairs where fields[name] == nil { fields.append(name, .string(value)) }
+        var seen = Set<String>()
+        for (name, value) in pairs where seen.insert(name).inserted { fields.append(name, .string(value)) }
         return PostgresJSONB(text: JSONWriter.string(WebhookRedaction.redact(.object(fields))))
     }
 

@@ -47,7 +47,7 @@ struct BillFetchStore: Sendable {
         return found
     }
 
-    /// What a bill-fetch event says, read from its body.
+    /// What a bill-fetch event says (read from its body by ``BillPayWebhooks/billFetch(success:body:)``).
     struct Fetch: Sendable, Equatable {
         var success: Bool
         var sessionID: String?
@@ -58,34 +58,6 @@ struct BillFetchStore: Sendable {
         var bills: JSONValue
         var errorCode: String?
         var errorMessage: String?
-
-        /// Reads `body` (a parsed `bill_fetch_success` / `bill_fetch_failure` user event). Values the
-        /// intake redacted (a reprocessed event is read from its stored, redacted payload) count as absent.
-        init(success: Bool, body: JSONValue?) {
-            func text(_ value: JSONValue?) -> String? {
-                guard let string = value?.stringValue, string != WebhookRedaction.placeholder, !string.isEmpty else { return nil }
-                return string
-            }
-            self.success = success
-            sessionID = text(body?["sessionId"])
-            billerID = text(body?["billerId"])
-            billerName = text(body?["billerName"])
-            billerCategory = text(body?["billerCategory"])
-            if let details = body?["billDetails"]?.arrayValue {
-                bills = BillPayWebhooks.withoutRedacted(.array(details))
-            } else if success, let body {
-                // Before billDetails[], a fetch carried one bill in top-level fields (setu.md §6: deprecated, still sent).
-                var bill = JSONObject()
-                for key in ["billAmount", "billNumber", "billDate", "dueDate", "customerName"] {
-                    if let value = text(body[key]) { bill[key] = .string(value) }
-                }
-                bills = bill.count == 0 ? .array([]) : .array([.object(bill)])
-            } else {
-                bills = .array([])
-            }
-            errorCode = text(body?["error"]?["code"]) ?? text(body?["fetchErrorCode"])
-            errorMessage = text(body?["error"]?["message"])
-        }
     }
 
     /// Applies a bill fetch inside the transaction storing its event `eventRowID`: the row for the
@@ -93,20 +65,19 @@ struct BillFetchStore: Sendable {
     /// has that session. Applying the same event twice (reprocessing) keeps the first row.
     static func apply(_ fetch: Fetch, eventRowID: UUID, on connection: PostgresConnection) async throws -> String {
         guard let session = fetch.sessionID else { return "UNMATCHED" }
-        let linked = try await connection.query("""
-            INSERT INTO bill_fetches (bill_pay_link_id, webhook_event_id, success, biller_id, biller_name, biller_category, bills,
-                                      error_code, error_message)
-            SELECT id, \(eventRowID), \(fetch.success), \(fetch.billerID), \(fetch.billerName), \(fetch.billerCategory),
-                   \(PostgresJSONB(text: JSONWriter.string(fetch.bills))), \(fetch.errorCode), \(fetch.errorMessage)
-            FROM bill_pay_links WHERE session_id = \(session)
-            ON CONFLICT (webhook_event_id) DO NOTHING
-            RETURNING id
-            """)
-        if linked.isEmpty {
-            // Nothing inserted: no such link, or this event was applied before.
-            let seen = try await connection.query("SELECT 1 FROM bill_fetches WHERE webhook_event_id = \(eventRowID)")
-            return seen.isEmpty ? "UNMATCHED" : "APPLIED"
-        }
-        return "APPLIED"
+        // One round trip: the insert (a data-modifying CTE runs whether or not it is read), then whether
+        // the event has its row — inserted now (the link exists) or before (as the snapshot shows it).
+        let applied = try await connection.query("""
+            WITH link AS (SELECT id FROM bill_pay_links WHERE session_id = \(session)),
+            inserted AS (
+                INSERT INTO bill_fetches (bill_pay_link_id, webhook_event_id, success, biller_id, biller_name, biller_category, bills,
+                                          error_code, error_message)
+                SELECT id, \(eventRowID), \(fetch.success), \(fetch.billerID), \(fetch.billerName), \(fetch.billerCategory),
+                       \(PostgresJSONB(text: JSONWriter.string(fetch.bills))), \(fetch.errorCode), \(fetch.errorMessage)
+                FROM link
+                ON CONFLICT (webhook_event_id) DO NOTHING)
+            SELECT EXISTS (SELECT 1 FROM link) OR EXISTS (SELECT 1 FROM bill_fetches WHERE webhook_event_id = \(eventRowID))
+            """).single(Bool.self) ?? false
+        return applied ? "APPLIED" : "UNMATCHED"
     }
 }

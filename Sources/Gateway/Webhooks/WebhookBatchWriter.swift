@@ -205,13 +205,8 @@ struct WebhookBatchWriter: Sendable {
     /// One delivery's effect.
     private static func applyOne(_ delivery: WebhookDelivery, row: UUID, newPaymentID: UUID?, locks: inout WebhookLocks,
                                  on connection: PostgresConnection) async throws -> AppliedWebhook {
-        guard delivery.event.provider != .setu else {
-            // Bill payments: their own tables (and they read the body again); what they change is not in `locks`.
-            let outcome = try await BillPayWebhooks.apply(delivery.event, body: delivery.body, eventRowID: row, on: connection)
-            locks.forgetPayments()
-            return AppliedWebhook(outcome: outcome)
-        }
-        return try await WebhookService.apply(delivery.event, eventRowID: row, locks: &locks, newPaymentID: newPaymentID, on: connection)
+        try await WebhookService.apply(delivery.event, body: delivery.body, eventRowID: row, locks: &locks, newPaymentID: newPaymentID,
+                                       on: connection)
     }
 
     /// The deliveries (positions in `events`) in waves that may be applied side by side: a delivery

@@ -17,6 +17,30 @@ enum WebhookRedaction {
     /// What a redacted value is replaced with.
     static let placeholder = "[redacted]"
 
+    /// The string `value` holds, nil when it is absent, not a string, or redacted: a reprocessed event
+    /// is read from its stored payload, where a redacted value is never data.
+    static func unredactedString(_ value: JSONValue?) -> String? {
+        guard let string = value?.stringValue, string != placeholder else { return nil }
+        return string
+    }
+
+    /// `value` without the object members ``redact(_:depth:)`` replaced (the member is absent instead
+    /// of `"[redacted]"`), for a stored payload read again.
+    static func withoutRedacted(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var kept = JSONObject(capacity: object.count)
+            for (key, member) in object.members where member.stringValue != placeholder {
+                kept.append(key, withoutRedacted(member))
+            }
+            return .object(kept)
+        case .array(let items):
+            return .array(items.map(withoutRedacted))
+        default:
+            return value
+        }
+    }
+
     static func redact(_ value: JSONValue, depth: Int = 0) -> JSONValue {
         guard depth < 64 else { return .string(placeholder) }
         switch value {

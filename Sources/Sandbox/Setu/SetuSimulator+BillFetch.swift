@@ -31,12 +31,7 @@ extension SetuSimulator {
         event["sessionId"] = .string(sessionID)
         event["refId"] = .string("CMA" + Identifiers.base62(32).uppercased())
         if outcome == "success" {
-            let bill: WireObject = [
-                "billAmount": .string(Money.twoDecimals(amount)), "billNumber": .string(Identifiers.digits(10)),
-                "billDate": .string(String(Clock.utcSpaced(context.now - 10 * 86_400).prefix(10))),
-                "customerName": "Sandbox Customer",
-                "dueDate": .string(String(Clock.utcSpaced(context.now + 10 * 86_400).prefix(10))),
-            ]
+            let bill = Self.sandboxBill(amount: amount, now: context.now)
             event["status"] = "FETCH_SUCCESS"
             event["event"] = "bill_fetch_success"
             event["billId"] = .string(Identifiers.uuid())
@@ -52,9 +47,7 @@ extension SetuSimulator {
             event["error"] = .object(["code": .string(code),
                                       "message": .string(body["message"]?.stringValue ?? "The biller could not be reached to fetch the bill.")])
         }
-        let webhook = WebhookMessage(provider: .setu, event: event["event"]?.stringValue ?? "",
-                                     headers: [("Content-Type", "application/json"), ("X-BILL-WEBHOOK-API-KEY", credentials.setuWebhookKey)],
-                                     body: Wire.object(event).jsonBytes, orderURL: nil)
+        let webhook = userEventMessage(event: event["event"]?.stringValue ?? "", body: event)
         return .done(["provider": "setu", "sessionId": .string(sessionID), "event": .object(event)], [webhook])
     }
 }

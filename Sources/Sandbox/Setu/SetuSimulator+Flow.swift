@@ -225,18 +225,28 @@ extension SetuSimulator {
         switch event {
         case "bill_payment_success":
             body["paidOn"] = .string(Clock.dayFirst(context.now))
-            body["billDetails"] = .array([.object(["billAmount": .string(amount), "billNumber": .string(Identifiers.digits(10)),
-                                                   "billDate": .string(String(Clock.utcSpaced(context.now - 10 * 86_400).prefix(10))),
-                                                   "customerName": "Sandbox Customer",
-                                                   "dueDate": .string(String(Clock.utcSpaced(context.now + 10 * 86_400).prefix(10)))])])
+            body["billDetails"] = .array([.object(Self.sandboxBill(amount: order.amount, now: context.now))])
         case "bill_payment_failure":
             body["error"] = .object(["code": "biller-unavailable", "message": "The biller could not confirm the payment.",
                                      "type": "BILLER"])
         default:
             break
         }
-        return WebhookMessage(provider: .setu, event: event,
-                              headers: [("Content-Type", "application/json"), ("X-BILL-WEBHOOK-API-KEY", credentials.setuWebhookKey)],
-                              body: Wire.object(body).jsonBytes, orderURL: nil)
+        return userEventMessage(event: event, body: body)
+    }
+
+    /// A user event as Setu sends it: JSON with its static `X-BILL-WEBHOOK-API-KEY` (setu.md §6).
+    func userEventMessage(event: String, body: WireObject) -> WebhookMessage {
+        WebhookMessage(provider: .setu, event: event,
+                       headers: [("Content-Type", "application/json"), ("X-BILL-WEBHOOK-API-KEY", credentials.setuWebhookKey)],
+                       body: Wire.object(body).jsonBytes, orderURL: nil)
+    }
+
+    /// One bill of `amount` as `billDetails[]` describes it: dated ten days ago, due in ten days.
+    static func sandboxBill(amount: Int64, now: Int64) -> WireObject {
+        ["billAmount": .string(Money.twoDecimals(amount)), "billNumber": .string(Identifiers.digits(10)),
+         "billDate": .string(String(Clock.utcSpaced(now - 10 * 86_400).prefix(10))),
+         "customerName": "Sandbox Customer",
+         "dueDate": .string(String(Clock.utcSpaced(now + 10 * 86_400).prefix(10)))]
     }
 }
