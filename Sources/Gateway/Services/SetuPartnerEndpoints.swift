@@ -25,6 +25,9 @@ struct SetuPartnerEndpoints: Sendable {
         guard SetuPartnerAPI.authenticate(WebhookRequest(headers: headers, body: body), key: key).isValid else {
             return Self.error(401, "invalid \(SetuPartnerAPI.apiKeyHeader)")
         }
+        // No order id, transaction id or amount PayQL keeps can hold a NUL (PostgreSQL stores none): refused as bad
+        // input instead of failing in the driver at every retry.
+        guard WebhookNULReplacement.replaced(in: body, form: false) == nil else { return Self.error(400, "a value holds a NUL character") }
         switch call {
         case "getPaymentStatus": return try await paymentStatus(body)
         case "refund": return try await refund(body)

@@ -44,20 +44,24 @@ struct WebhookService: Sendable {
 
     func receive(provider name: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Outcome {
         guard let provider = ProviderName(rawValue: name), let secret = providers.webhookSecrets[provider] else { return .unknownProvider }
-        let request = WebhookRequest(headers: headers, body: body)
         let bodyHash = Data(Crypto.hash(.sha256, body))
-        let event: WebhookEvent
-        switch Webhooks.verifiedEvent(provider: provider, request: request, secret: secret) {
-        case .failure(.invalidSignature(let reason)):
+        let verdict = Webhooks.verify(provider: provider, request: WebhookRequest(headers: headers, body: body), secret: secret)
+        guard verdict.isValid else {
+            let reason = if case .invalid(let reason) = verdict { reason } else { "rejected" }
             try await logRejection(provider: provider, reason: reason, bodyHash: bodyHash, bytes: body.count)
             return .rejected(reason)
-        case .failure(.undocumentedPayload(let reason)):
+        }
+        // Authentic: from here on read with any NUL as U+FFFD (PostgreSQL stores none; ``WebhookNULReplacement``).
+        // The hash that de-duplicates stays the one of the bytes received.
+        let body = WebhookNULReplacement.replaced(in: body, form: provider == .instamojo) ?? body
+        let event: WebhookEvent
+        do {
+            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: headers, body: body))
+        } catch {
             // Authentic but not understood: kept (redacted) for ops, acknowledged so the provider stops retrying.
             try await store(provider: provider, eventID: "sha256:" + Encoding.hex(bodyHash), type: "UNDOCUMENTED", bodyHash: bodyHash,
-                            body: body, outcome: "IGNORED", error: reason)
+                            body: body, outcome: "IGNORED", error: error.message)
             return .accepted("IGNORED")
-        case .success(let parsed):
-            event = parsed
         }
         // Stored and applied with whatever else arrives meanwhile, in one transaction (group commit);
         // answered once that transaction committed.
@@ -134,10 +138,18 @@ struct WebhookService: Sendable {
                                 on: connection)
     }
 
-    /// The payment a payment event reports (nil: the event carries none, or not all of it).
+    /// The largest payment an event may report: ₹10 lakh crore less a paisa, Cashfree's own maximum order
+    /// amount and above every other provider's. An order's amount paid is a sum of its payments in a
+    /// `bigint`: it would take 9,223 payments of this size to overflow it.
+    static let largestPaymentMinor: Int64 = 999_999_999_999_999
+
+    /// The payment a payment event reports (nil: the event carries none, or not all of it, or an amount
+    /// that is no payment's: nothing or less, or more than ``largestPaymentMinor`` — PostgreSQL would
+    /// refuse the row or overflow the order's sum, and the delivery, failing at every retry, would never
+    /// be stored).
     static func reportedPayment(_ event: WebhookEvent) -> ProviderPayment? {
         guard let providerOrderID = event.orderID, let paymentID = event.paymentID, let status = event.paymentStatus,
-              let amount = event.amount else { return nil }
+              let amount = event.amount, amount.minorUnits > 0, amount.minorUnits <= largestPaymentMinor else { return nil }
         return ProviderPayment(provider: event.provider, id: paymentID, orderID: providerOrderID, amount: amount,
                                status: status, rawStatus: event.rawPaymentStatus ?? status.name)
     }
