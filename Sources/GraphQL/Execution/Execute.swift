@@ -213,6 +213,7 @@ final class VariablesPlan: Sendable {
 
     /// The coerced variables of one request, or every problem found (up to `maxErrors`).
     func coerce(_ inputs: JSONObject, schema: GraphQLSchema, source: Source, maxErrors: Int = 50) -> Result<JSONObject, GraphQLRequestErrors> {
+        if servesAsIs(inputs) { return .success(inputs) }
         var errors: [GraphQLError] = []
         var coerced = JSONObject(capacity: entries.count)
         for entry in entries {
@@ -265,6 +266,20 @@ final class VariablesPlan: Sendable {
             if problems.isEmpty { coerced.append(name, result) }
         }
         return errors.isEmpty ? .success(coerced) : .failure(GraphQLRequestErrors(errors: errors))
+    }
+
+    /// Whether `inputs` are already exactly what ``coerce(_:schema:source:maxErrors:)``
+    /// would return: one non-null value per definition, in the definitions' order, each
+    /// a built-in scalar's value of its own form. The common request then keeps its
+    /// object (no new one, no copies of names and values).
+    private func servesAsIs(_ inputs: JSONObject) -> Bool {
+        guard inputs.count == entries.count else { return false }
+        for (position, entry) in entries.enumerated() {
+            guard entry.isInputType, let builtin = entry.builtin, inputs.keys[position] == entry.name else { return false }
+            let value = inputs.values[position]
+            guard value != .null, builtin.servesAsIs(value) else { return false }
+        }
+        return true
     }
 }
 
@@ -347,7 +362,6 @@ extension Executor where Output: ~Copyable {
         for position in 0..<selection.count {
             let plan = selection.field(position)
             pathSteps.removeAll(keepingCapacity: true)
-            pathObjects.removeAll(keepingCapacity: true)
             out.key(plan, first: position == 0)
             pushField(plan)
             let completed = executeField(plan, source: source)

@@ -20,8 +20,10 @@ extension Executor where Output: ~Copyable {
                 }
             case .passThrough, .none:
                 // A JSON value (the common resolver result) skips the conformance look-up.
-                if let shared = plan.objectSelection, !isJSONValue(raw), let readable = raw as? any GraphQLFieldReadable {
-                    return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(raw), properties: .readable(readable)) }
+                // The conformance is found from the value's type: casting the value to
+                // `any GraphQLFieldReadable` would copy it into a new box (a malloc per object).
+                if let shared = plan.objectSelection, !isJSONValue(raw), let readable = readableType(raw) {
+                    return shared._withUnsafeGuaranteedRef { executeFields($0, source: .value(raw), properties: .readable(raw, readable)) }
                 }
             }
         }
@@ -302,15 +304,17 @@ extension Executor where Output: ~Copyable {
 /// reading each selected field costs no further dynamic cast.
 enum PropertyReader {
     case dictionary([String: any Sendable])
-    case readable(any GraphQLFieldReadable)
+    /// A ``GraphQLFieldReadable`` value and its conformance, read where the
+    /// existential holds it (see ``readField(of:as:_:)``).
+    case readable(any Sendable, any GraphQLFieldReadable.Type)
     case object(JSONObject)
     case none
 
     init(_ source: any Sendable) {
         if let dictionary = source as? [String: any Sendable] {
             self = .dictionary(dictionary)
-        } else if let readable = source as? any GraphQLFieldReadable {
-            self = .readable(readable)
+        } else if let readable = readableType(source) {
+            self = .readable(source, readable)
         } else if let object = source as? JSONObject {
             self = .object(object)
         } else if let json = source as? JSONValue, case .object(let object) = json {
@@ -324,7 +328,7 @@ enum PropertyReader {
     func property(_ name: String) -> (any Sendable)? {
         switch self {
         case .dictionary(let dictionary): return dictionary[name] ?? nil
-        case .readable(let readable): return readable.graphQLField(name)
+        case .readable(let value, let readable): return readField(of: value, as: readable, name)
         case .object(let object): return object[name]
         case .none: return nil
         }
@@ -339,6 +343,35 @@ enum PropertyReader {
 @inline(__always)
 func plainJSON(_ raw: any Sendable) -> JSONValue? {
     plainJSON(opened: raw)
+}
+
+/// The value's ``GraphQLFieldReadable`` conformance, found from its type alone:
+/// unlike `raw as? any GraphQLFieldReadable`, no copy of the value into a new
+/// existential box (one malloc per object for a view larger than three words).
+@inline(__always)
+func readableType(_ raw: any Sendable) -> (any GraphQLFieldReadable.Type)? {
+    readableType(opened: raw)
+}
+
+private func readableType<Value: Sendable>(opened value: Value) -> (any GraphQLFieldReadable.Type)? {
+    Value.self as? any GraphQLFieldReadable.Type
+}
+
+/// Field `name` of `raw`, whose type is `readable` (from ``readableType(_:)``),
+/// read in place: the value is neither copied nor re-boxed.
+func readField(of raw: any Sendable, as readable: any GraphQLFieldReadable.Type, _ name: String) -> (any Sendable)? {
+    readField(opened: raw, as: readable, name)
+}
+
+private func readField<Value: Sendable>(opened value: Value, as readable: any GraphQLFieldReadable.Type, _ name: String) -> (any Sendable)? {
+    func read<Readable: GraphQLFieldReadable>(_: Readable.Type) -> (any Sendable)? {
+        // `readable` came from `Value.self`: the same type, so the memory is already bound to it.
+        guard Readable.self == Value.self else { return nil }
+        return withUnsafePointer(to: value) { pointer in
+            UnsafeRawPointer(pointer).assumingMemoryBound(to: Readable.self).pointee.graphQLField(name)
+        }
+    }
+    return read(readable)
 }
 
 /// Whether the value is a `JSONValue` itself (its type compared: no cast).

@@ -15,6 +15,14 @@ enum Completed {
     case failed
 }
 
+/// One step of the executor's current response path and, once made, its path object.
+struct PathStep {
+    /// A list index, or `-(field plan index + 1)` for a field.
+    var step: Int
+    /// The shared path object for the path up to this step (made on demand).
+    var object: ResponsePath? = nil
+}
+
 /// Async work a resolver handed back, and where its value goes.
 struct PendingWork {
     let node: ResultNode
@@ -56,10 +64,9 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     var errors: [GraphQLError] = []
     var pending: [PendingWork] = []
     /// The response path of the value being completed, as steps (a list index, or
-    /// `-(plan index + 1)` for a field: no strings copied per field), and the path
-    /// objects materialised for it so far.
-    var pathSteps: [Int] = []
-    var pathObjects: [ResponsePath?] = []
+    /// `-(plan index + 1)` for a field: no strings copied per field), each with the
+    /// path object materialised for it so far (one array: one allocation per request).
+    var pathSteps: [PathStep] = []
     /// The operation's plan: it owns every ``FieldPlan`` the executor reads, so it
     /// is held for the whole execution (pending work and paths hold plan views).
     let operation: OperationPlan
@@ -83,24 +90,20 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
         self.dataStart = output.position
         self.out = output
         pathSteps.reserveCapacity(16)
-        pathObjects.reserveCapacity(16)
     }
 
     // MARK: Paths and errors
 
     @inline(__always) mutating func pushField(_ plan: FieldPlan) {
-        pathSteps.append(-plan.index - 1)
-        pathObjects.append(nil)
+        pathSteps.append(PathStep(step: -plan.index - 1))
     }
 
     @inline(__always) mutating func pushIndex(_ index: Int) {
-        pathSteps.append(index)
-        pathObjects.append(nil)
+        pathSteps.append(PathStep(step: index))
     }
 
     @inline(__always) mutating func pop() {
         pathSteps.removeLast()
-        pathObjects.removeLast()
     }
 
     func element(_ step: Int) -> PathElement {
@@ -113,26 +116,29 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     }
 
     private mutating func materialize(_ depth: Int) -> ResponsePath {
-        if let existing = pathObjects[depth] { return existing }
+        if let existing = pathSteps[depth].object { return existing }
         let parent = depth > 0 ? materialize(depth - 1) : nil
-        let step = pathSteps[depth]
+        let step = pathSteps[depth].step
         let path = ResponsePath(parent: parent, key: element(step), step: step)
-        pathObjects[depth] = path
+        pathSteps[depth].object = path
         return path
     }
 
+    /// Makes `path` the current path (its steps filled in from the leaf up: no array of the chain).
     mutating func restorePath(_ path: ResponsePath) {
-        var chain: [ResponsePath] = []
+        var depth = 0
         var node: ResponsePath? = path
         while let current = node {
-            chain.append(current)
+            depth += 1
             node = current.parent
         }
         pathSteps.removeAll(keepingCapacity: true)
-        pathObjects.removeAll(keepingCapacity: true)
-        for step in chain.reversed() {
-            pathSteps.append(step.step)
-            pathObjects.append(step)
+        pathSteps.append(contentsOf: repeatElement(PathStep(step: 0), count: depth))
+        node = path
+        while let current = node {
+            depth -= 1
+            pathSteps[depth] = PathStep(step: current.step, object: current)
+            node = current.parent
         }
     }
 
@@ -141,7 +147,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
         errors.append(GraphQLError(
             error.message,
             locations: source.locations(at: plan.nodes.map(\.loc.start)),
-            path: pathSteps.map { step in step >= 0 ? .index(step) : .key(plans[-step - 1].responseKey) },
+            path: pathSteps.map { $0.step >= 0 ? .index($0.step) : .key(plans[-$0.step - 1].responseKey) },
             extensions: error.extensions
         ))
     }

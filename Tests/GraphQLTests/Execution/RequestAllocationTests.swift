@@ -1,0 +1,96 @@
+@testable import GraphQL
+import JSON
+import Testing
+
+/// The per-request work the cached path skips: each test checks the mechanism's
+/// effect directly (the same storage kept, the value read where it is), so that
+/// removing the mechanism fails it even though the response would stay the same.
+@Suite struct RequestAllocationTests {
+    static let schema: GraphQLSchema = {
+        var resolvers = SchemaResolvers()
+        resolvers.field("Query", "view", .sync { _ in View(name: "first", tags: ["a", "b"], count: 7, note: "in place") })
+        do {
+            return try GraphQLSchema(sdl: "type Query { view(id: ID!, n: Int): View } type View { name: String count: Int note: String }",
+                                     resolvers: resolvers)
+        } catch {
+            fatalError("the test schema is valid: \(error)")
+        }
+    }()
+
+    /// A view larger than an existential's inline buffer (so a cast would box a copy of it).
+    struct View: GraphQLFieldReadable {
+        var name: String
+        var tags: [String]
+        var count: Int
+        var note: String
+
+        func graphQLField(_ field: String) -> (any Sendable)? {
+            switch field {
+            case "name": name
+            case "count": count
+            case "note": note
+            default: nil
+            }
+        }
+    }
+
+    private func variablesPlan(_ text: String) throws -> VariablesPlan {
+        let document = try Parser.parse(text)
+        guard case .operation(let operation)? = document.definitions.first else {
+            Issue.record("no operation")
+            throw ParseFailure()
+        }
+        return VariablesPlan(schema: Self.schema, operation: operation)
+    }
+
+    struct ParseFailure: Error {}
+
+    private static func storage(_ object: JSONObject) -> (UnsafeRawPointer?, UnsafeRawPointer?) {
+        (object.keys.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) },
+         object.values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) })
+    }
+
+    @Test func variablesAlreadyInTheirCoercedFormKeepTheRequestsObject() throws {
+        let plan = try variablesPlan("query Q($id: ID!, $n: Int) { view(id: $id, n: $n) { name } }")
+        let inputs: JSONObject = ["id": "order_1", "n": 3]
+        let coerced = try plan.coerce(inputs, schema: Self.schema, source: Source(body: "")).get()
+        #expect(coerced == inputs)
+        let (keys, values) = Self.storage(coerced)
+        let (inputKeys, inputValues) = Self.storage(inputs)
+        #expect(keys == inputKeys && values == inputValues, "the object should be the request's own, not a copy")
+    }
+
+    @Test func variablesThatNeedCoercionStillGetTheirCoercedObject() throws {
+        let plan = try variablesPlan("query Q($id: ID!, $n: Int) { view(id: $id, n: $n) { name } }")
+        // An ID given as an integer becomes a string; members out of order or extra are dropped or reordered.
+        let coerced = try plan.coerce(["n": 3, "id": 12, "extra": true], schema: Self.schema, source: Source(body: "")).get()
+        #expect(coerced == ["id": "12", "n": 3])
+        let defaults = try variablesPlan("query Q($id: ID = \"d\") { view(id: $id) { name } }")
+        #expect(try defaults.coerce([:], schema: Self.schema, source: Source(body: "")).get() == ["id": "d"])
+        let missing = try variablesPlan("query Q($id: ID!) { view(id: $id) { name } }").coerce(
+            ["id": .null], schema: Self.schema, source: Source(body: ""))
+        #expect((try? missing.get()) == nil)
+    }
+
+    @Test func aReadableViewIsReadThroughItsTypeWithoutACast() async throws {
+        let raw: any Sendable = View(name: "n", tags: [], count: 2, note: "x")
+        let readable = try #require(readableType(raw))
+        #expect(ObjectIdentifier(readable) == ObjectIdentifier(View.self))
+        #expect(readField(of: raw, as: readable, "name") as? String == "n")
+        #expect(readField(of: raw, as: readable, "count") as? Int == 2)
+        #expect(readField(of: raw, as: readable, "missing") == nil)
+        // A conformance of another type is never applied to this value.
+        struct Other: GraphQLFieldReadable { func graphQLField(_ name: String) -> (any Sendable)? { "other" } }
+        #expect(readField(of: raw, as: Other.self, "name") == nil)
+        #expect(readableType(JSONValue.string("s")) == nil)
+        guard case .readable(_, let found) = PropertyReader(raw) else {
+            Issue.record("a GraphQLFieldReadable value should be read as one")
+            return
+        }
+        #expect(ObjectIdentifier(found) == ObjectIdentifier(View.self))
+
+        let engine = GraphQLEngine(schema: Self.schema)
+        let response = await engine.executeEncoded(GraphQLRequest(query: "{ view(id: 1) { name count note } }")).body()
+        #expect(String(decoding: response, as: UTF8.self) == #"{"data":{"view":{"name":"first","count":7,"note":"in place"}}}"#)
+    }
+}
