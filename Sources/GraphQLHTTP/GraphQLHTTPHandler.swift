@@ -171,7 +171,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
                 }
                 switch executeImmediately(prepared, request: request, makeContext: makeContext) {
                 case .answered(let response, let outcome):
-                    record(operation: prepared.operationLabel, outcome: outcome, since: started)
+                    record(prepared.labels, outcome: outcome, since: started)
                     return response
                 case .pending(let execution):
                     request.handoff = Handoff.pending(prepared, execution)
@@ -195,15 +195,15 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         switch request.handoff as? Handoff {
         case .prepared(let prepared)? where prepared.eventStream:
             let (response, outcome) = await executeEventStream(prepared, request: request)
-            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            record(prepared.labels, outcome: outcome, since: prepared.started)
             return response
         case .prepared(let prepared)?:
             let (response, outcome) = await execute(prepared, request: request)
-            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            record(prepared.labels, outcome: outcome, since: prepared.started)
             return response
         case .pending(let prepared, let execution)?:
             let (response, outcome) = respond(await execution.finishEncoded(), prepared: prepared)
-            record(operation: prepared.operationLabel, outcome: outcome, since: prepared.started)
+            record(prepared.labels, outcome: outcome, since: prepared.started)
             return response
         case nil:
             break
@@ -216,7 +216,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         case .execute(let prepared):
             let (response, outcome) = prepared.eventStream
                 ? await executeEventStream(prepared, request: request) : await execute(prepared, request: request)
-            record(operation: prepared.operationLabel, outcome: outcome, since: started)
+            record(prepared.labels, outcome: outcome, since: started)
             return response
         }
     }
@@ -230,10 +230,14 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var prepared: PreparedDocument
         var parameters: GraphQLRequestParameters
         var mediaType: GraphQLMediaType
-        var operationLabel: String
+        /// The operation's metric labels and log fields (made once per selected operation).
+        var labels: OperationLabels
         var summary: OperationSummary
         /// Answered as a Server-Sent Events stream (`Accept: text/event-stream`).
         var eventStream = false
+
+        /// The operation's name for metrics and logs (`anonymous` without one).
+        var operationLabel: String { labels.label }
 
         /// The request as the engine takes it.
         var graphQLRequest: GraphQLRequest {
@@ -314,7 +318,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         let kind = resolved.kind
         let measure = resolved.measure
-        let operationLabel = Self.label(resolved.name ?? parameters.operationName)
+        let operationLabel = resolved.labels.label
         if request.method == "GET", kind != .query {
             return httpError(GraphQLHTTPError(
                 status: 405, code: "METHOD_NOT_ALLOWED",
@@ -342,7 +346,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         // Only now, parsed, validated and within the limits, may an offered APQ text be kept.
         if let offered = resolution.offered { persistedQueries.store(offered) }
         return .execute(Prepared(
-            started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, operationLabel: operationLabel,
+            started: request.received, text: text, prepared: prepared, parameters: parameters, mediaType: mediaType, labels: resolved.labels,
             summary: OperationSummary(kind: kind, rootFields: resolved.rootFields), eventStream: eventStream))
     }
 
@@ -355,6 +359,9 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         var measure: OperationMeasure
         /// The root fields selected, for the authorizer.
         var rootFields: [String]
+        /// Its metric labels and log fields. A selected operation's name is the one requested
+        /// (an anonymous one is selected only when no name is requested), so they are its own.
+        var labels: OperationLabels
     }
 
     /// The operation's kind, name, measure and root fields: remembered from an earlier
@@ -368,8 +375,10 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         let operation = selected.operation
         let measure = OperationAnalysis.measure(
             operation, in: document, schema: schema, variables: variables, limits: configuration.operationLimits)
-        let known = KnownOperation(kind: selected.kind, name: operation.name?.value, measure: measure,
-                                   rootFields: OperationSummary.rootFields(of: operation, in: document))
+        let name = operation.name?.value
+        let known = KnownOperation(kind: selected.kind, name: name, measure: measure,
+                                   rootFields: OperationSummary.rootFields(of: operation, in: document),
+                                   labels: selected.note(as: KnownOperation.self)?.labels ?? OperationLabels(label: Self.label(name)))
         selected.remember(known)
         return known
     }
@@ -463,7 +472,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
         }
         let status = !result.hasData && prepared.mediaType == .graphQLResponseJSON ? 400 : 200
         var response = HTTPResponse(status: status, headers: prepared.mediaType.responseHeaders, body: body)
-        response.logFields = [("operation", prepared.operationLabel)]
+        response.logFields = prepared.labels.logFields
         return (response, outcome)
     }
 
@@ -524,8 +533,43 @@ public final class GraphQLHTTPHandler: HTTPHandler {
     }
 
     private func record(operation: String, outcome: String, since started: ContinuousClock.Instant) {
+        latency.observe(Self.seconds(since: started), [operation, outcome])
+    }
+
+    /// ``record(operation:outcome:since:)`` with the executed operation's prebuilt label arrays (no array per request).
+    private func record(_ labels: OperationLabels, outcome: String, since started: ContinuousClock.Instant) {
+        latency.observe(Self.seconds(since: started), labels.values(outcome: outcome))
+    }
+
+    private static func seconds(since started: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        latency.observe(seconds, [operation, outcome])
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+/// An operation's label for metrics and logs with the arrays recording a request needs,
+/// made once when the operation is first selected and kept with it (see
+/// ``GraphQLHTTPHandler/KnownOperation``): a request then records its latency and log
+/// fields without allocating them.
+final class OperationLabels: Sendable {
+    /// The operation's name, `anonymous` without one.
+    let label: String
+    /// `operation=<label>` for the request log.
+    let logFields: [(name: String, value: String)]
+    /// `[label, outcome]` for each outcome in ``outcomes``, in that order.
+    private let byOutcome: [[String]]
+    /// The outcomes a request records.
+    static let outcomes = ["ok", "errors", "request_error", "server_error"]
+
+    init(label: String) {
+        self.label = label
+        logFields = [("operation", label)]
+        byOutcome = Self.outcomes.map { [label, $0] }
+    }
+
+    /// The latency histogram's label values for `outcome`.
+    func values(outcome: String) -> [String] {
+        for (index, known) in Self.outcomes.enumerated() where known == outcome { return byOutcome[index] }
+        return [label, outcome]
     }
 }
