@@ -37,7 +37,7 @@ public final class APIKeys: Sendable {
     private let pool: PostgresPool
     private let cacheLifetime: Duration
     private let maxCachedKeys: Int
-    private let cache = Locked<[Data: (principal: Principal, until: ContinuousClock.Instant)]>([:])
+    private let cache = Locked<[TokenDigest: (principal: Principal, until: ContinuousClock.Instant)]>([:])
 
     /// Keys stored in `pool`.
     public init(pool: PostgresPool, cacheLifetime: Duration = .seconds(5), maxCachedKeys: Int = 10_000) {
@@ -83,13 +83,14 @@ public final class APIKeys: Sendable {
     /// Nil when the token is unknown, revoked or expired.
     public func authenticate(_ token: String) async throws -> Principal? {
         guard token.utf8.count <= 200, token.hasPrefix("pq_") else { return nil }
-        let hash = Self.hash(token)
+        let digest = TokenDigest(Crypto.sha256(token))
         let now = ContinuousClock.now
-        if let cached = cache.withLock({ $0[hash] }), cached.until > now {
+        if let cached = cache.withLock({ $0[digest] }), cached.until > now {
             if let session = cached.principal.session, session.expiresAtUnix <= Int64(Date().timeIntervalSince1970) { return nil }
             return cached.principal
         }
         let principal: Principal?
+        let hash = digest.data
         if token.hasPrefix(ClientSessions.tokenPrefix) {
             principal = try await ClientSessions.principal(tokenHash: hash, pool: pool)
         } else {
@@ -100,7 +101,7 @@ public final class APIKeys: Sendable {
         guard let principal else { return nil }
         cache.withLock { entries in
             if entries.count >= maxCachedKeys { entries.removeAll(keepingCapacity: true) }
-            entries[hash] = (principal, now + cacheLifetime)
+            entries[digest] = (principal, now + cacheLifetime)
         }
         return principal
     }
@@ -118,4 +119,47 @@ public final class APIKeys: Sendable {
 
     /// SHA-256 of a token's text.
     static func hash(_ token: String) -> Data { Data(Crypto.sha256(token)) }
+}
+
+/// A token's SHA-256 as the principal cache's key: four words held inline, so a
+/// look-up hashes and compares them without a `Data` (a heap allocation per request
+/// for 32 bytes) and the cache never holds a token's text.
+struct TokenDigest: Hashable, Sendable {
+    private let words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The digest held in `bytes`, a SHA-256 (32 bytes, big-endian words; a longer
+    /// input is folded into the same words, so every byte still counts).
+    init(_ bytes: [UInt8]) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for (index, byte) in bytes.enumerated() {
+            switch (index / 8) % 4 {
+            case 0: words.0 = words.0 &<< 8 | UInt64(byte)
+            case 1: words.1 = words.1 &<< 8 | UInt64(byte)
+            case 2: words.2 = words.2 &<< 8 | UInt64(byte)
+            default: words.3 = words.3 &<< 8 | UInt64(byte)
+            }
+        }
+        self.words = words
+    }
+
+    /// The 32 bytes as stored in the database (`key_hash`, `token_hash`).
+    var data: Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for word in [words.0, words.1, words.2, words.3] {
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return Data(bytes)
+    }
+
+    static func == (lhs: TokenDigest, rhs: TokenDigest) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
 }
