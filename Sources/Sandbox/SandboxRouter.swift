@@ -91,6 +91,10 @@ final class SandboxRouter: Sendable {
             // The real answer cut in half: a JSON object without its end never parses.
             return SandboxResponse(status: 200, headers: [("Content-Type", "application/json")],
                                    body: Array(answer.body.prefix(max(1, answer.body.count / 2))))
+        case .hostile(let seed):
+            var hostile = answer
+            hostile.body = HostileAnswer.mutate(answer.body, seed: seed)
+            return hostile
         }
     }
 

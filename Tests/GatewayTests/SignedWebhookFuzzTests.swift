@@ -21,18 +21,6 @@ import Testing
 /// and the orders must still read back consistent. `PAYQL_WEBHOOK_FUZZ_ROUNDS` (default 40 per
 /// route) and `PAYQL_WEBHOOK_FUZZ_SEED` run it longer or differently.
 @Suite struct SignedWebhookFuzzTests {
-    /// A small deterministic generator, so that a failing seed can be run again.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func setting(_ name: String, default value: UInt64) -> UInt64 {
         ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) } ?? value
     }
@@ -190,7 +178,7 @@ import Testing
 
     @Test func authenticButHostileDeliveriesAreAnsweredWithoutServerErrors() async throws {
         let rounds = Int(Self.setting("PAYQL_WEBHOOK_FUZZ_ROUNDS", default: 40))
-        var random = SplitMix(state: Self.setting("PAYQL_WEBHOOK_FUZZ_SEED", default: 0x5EED_F00D))
+        var random = SplitMix(seed: Self.setting("PAYQL_WEBHOOK_FUZZ_SEED", default: 0x5EED_F00D))
         try await GatewayHarness.run { h in
             let customer = try await OrderLifecycleTests.createCustomer(h)
             let razorpay = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)

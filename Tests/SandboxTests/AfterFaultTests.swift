@@ -87,6 +87,27 @@ struct AfterFaultTests {
         }
     }
 
+    @Test func hostileAfterSendsTheRealAnswerWithValuesReplaced() async throws {
+        #expect(try FaultRule(json: #"{"route":"/a","kind":"hostile_after","seed":9}"#).kind == .afterWork(.hostile(seed: 9)))
+        #expect(throws: FaultRuleError.self) { try FaultRule(json: #"{"route":"/a","kind":"hostile_after","seed":-1}"#) }
+        try await SandboxHarness.run { h in
+            var changed = 0
+            for seed in 1...6 {
+                try await h.send("DELETE", "/_sandbox/faults")
+                try await h.addFault(#"{"route":"POST /razorpay/v1/orders","kind":"hostile_after","seed":\#(seed)}"#)
+                let answer = try await Self.create(h, "/razorpay/v1/orders", headers: h.razorpayAuth,
+                                                   json: Self.order.replacingOccurrences(of: "rcpt_after_1", with: "rcpt_hostile_\(seed)"))
+                #expect(answer.status == 200)
+                #expect(answer.json?.objectValue != nil, "still JSON: \(answer.text.prefix(300))")
+                // The work was done: the real order exists under its receipt; the answer is that order, changed.
+                let real = try await Self.razorpayOrders(h, receipt: "rcpt_hostile_\(seed)")
+                #expect(real.count == 1)
+                if answer.json != real.first { changed += 1 }
+            }
+            #expect(changed >= 4, "only \(changed) of 6 answers changed")
+        }
+    }
+
     @Test func afterKindsParseAndRoundTrip() async throws {
         #expect(try FaultRule(json: #"{"route":"/a","kind":"drop_after"}"#).kind == .afterWork(.drop))
         #expect(try FaultRule(json: #"{"route":"/a","kind":"timeout_after","ms":250}"#).kind == .afterWork(.timeout(.milliseconds(250))))

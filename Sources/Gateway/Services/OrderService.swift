@@ -114,6 +114,18 @@ struct OrderService: Sendable {
         // From here on the provider may have done the work: what it said is written even across a short
         // database outage (OutageRetry), so an order acknowledged to the client is stored.
         var next = decision.failoverOrder[...]
+        /// The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
+        /// Never failed over: a second provider's order could be paid twice.
+        func unknownOutcome(_ why: String) async throws -> OrderRecord {
+            if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }),
+               Self.isAnswer(found, receipt: receipt, amount: amount) {
+                return try await OutageRetry.run {
+                    try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
+                                                 checkout: checkout(for: found, provider: provider))
+                }
+            }
+            return try await OutageRetry.run { try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(why)") }
+        }
         while true {
             let created: ProviderOrder
             do {
@@ -139,16 +151,11 @@ struct OrderService: Sendable {
                     try await OutageRetry.run { try await orders.deleteUncreated(orderID: pending.id) }
                     throw Self.masked(UserError.provider(error), tpv: tpv?.details)
                 case .unknown:
-                    // The provider may have the order: look it up by receipt once now; the reconciler keeps trying.
-                    // Never failed over: a second provider's order could be paid twice.
-                    if let found = try? await context.timingProvider({ try await findAtProvider(provider, receipt: receipt) }) {
-                        return try await OutageRetry.run {
-                            try await orders.markCreated(orderID: pending.id, providerOrderID: found.id, providerStatus: found.rawStatus,
-                                                         checkout: checkout(for: found, provider: provider))
-                        }
-                    }
-                    return try await OutageRetry.run { try await orders.markNeedsReconciliation(orderID: pending.id, message: "create: \(error.code.label)") }
+                    return try await unknownOutcome(error.code.label)
                 }
+            }
+            guard Self.isAnswer(created, receipt: receipt, amount: amount) else {
+                return try await unknownOutcome("an answer about another order (\(created.reference.map { "reference \($0)" } ?? "no reference"))")
             }
             return try await OutageRetry.run {
                 try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
@@ -164,6 +171,26 @@ struct OrderService: Sendable {
         case .instamojo: try await required(providers.instamojo, provider).createGatewayOrder(request)
         case .setu: throw UserError(.capabilityNotSupported, "SETU has no orders")
         }
+    }
+
+    /// Whether `order` is the provider speaking of the order PayQL asked for: the reference PayQL sent
+    /// echoed (Razorpay's `receipt`, Cashfree's `order_id`, Instamojo's `transaction_id`: each echoes it
+    /// when it creates or shows a gateway order) and the amount. Anything else — a provider's bug, a
+    /// proxy's stray page — is no answer: the outcome is unknown, and the order is found again by receipt
+    /// rather than stored with an id that is not its own (`HostileProviderAnswerTests`).
+    static func isAnswer(_ order: ProviderOrder, receipt: String, amount: Amount) -> Bool {
+        order.reference == receipt && order.amount == amount && isOrderID(order.id, provider: order.provider)
+    }
+
+    /// An order id `provider` could have given: 1 to 200 bytes of printable ASCII without spaces (Razorpay's
+    /// `order_…`, Cashfree's `[A-Za-z0-9_-]` — PayQL's own receipt, echoed —, Instamojo's ids all are), and for
+    /// Razorpay its entity prefix `order_` (every id of Razorpay's reference and samples carries its
+    /// entity's prefix: `order_`, `pay_`, `rfnd_`). Anything else — empty, a replaced NUL, a status word, a
+    /// whole page — is not stored as the order's provider id.
+    static func isOrderID(_ id: String, provider: ProviderName) -> Bool {
+        let bytes = id.utf8
+        guard (1...200).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else { return false }
+        return provider != .razorpay || id.hasPrefix("order_")
     }
 
     /// The provider's order for `receipt`, when it has one (nil: it certainly has none).
@@ -305,7 +332,19 @@ struct OrderService: Sendable {
         return Verified(order: updated, payment: lastPayment, verified: updated.status == .paid, userErrors: [])
     }
 
+    /// The provider's order and its payments for `order`; an answer about another order (``isAnswer(_:receipt:amount:)``,
+    /// or an id other than the one stored) is a malformed answer, never written over the order.
     private func fetch(order: OrderRecord, providerOrderID: String) async throws -> (ProviderOrder?, [ProviderPayment]) {
+        let (found, payments) = try await fetchUnchecked(order: order, providerOrderID: providerOrderID)
+        if let found, !Self.isAnswer(found, receipt: order.receipt, amount: order.amount)
+            || (order.providerOrderID != nil && found.id != order.providerOrderID) {
+            throw ProviderError(.malformedResponse, provider: order.provider, operation: "syncOrder",
+                                message: "the provider answered about another order (\(found.reference.map { "reference \($0)" } ?? "no reference"))")
+        }
+        return (found, payments)
+    }
+
+    private func fetchUnchecked(order: OrderRecord, providerOrderID: String) async throws -> (ProviderOrder?, [ProviderPayment]) {
         switch order.provider {
         case .razorpay:
             guard let razorpay = providers.razorpay else { throw UserError(.noRoute, "RAZORPAY is not configured") }

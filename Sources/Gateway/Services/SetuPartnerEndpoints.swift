@@ -3,6 +3,7 @@ import Foundation
 import PaymentsCore
 import Postgres
 import Providers
+import Support
 
 /// The endpoints Setu calls on PayQL (flow F24, setu.md §5): `POST /setu/v1/getPaymentStatus`
 /// and `POST /setu/v1/refund`, authenticated by `X-SETU-BILLPAY-API-KEY`
@@ -27,7 +28,7 @@ struct SetuPartnerEndpoints: Sendable {
         }
         // No order id, transaction id or amount PayQL keeps can hold a NUL (PostgreSQL stores none): refused as bad
         // input instead of failing in the driver at every retry.
-        guard WebhookNULReplacement.replaced(in: body, form: false) == nil else { return Self.error(400, "a value holds a NUL character") }
+        guard NULReplacement.replaced(in: body, form: false) == nil else { return Self.error(400, "a value holds a NUL character") }
         switch call {
         case "getPaymentStatus": return try await paymentStatus(body)
         case "refund": return try await refund(body)

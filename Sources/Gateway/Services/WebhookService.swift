@@ -51,9 +51,9 @@ struct WebhookService: Sendable {
             try await logRejection(provider: provider, reason: reason, bodyHash: bodyHash, bytes: body.count)
             return .rejected(reason)
         }
-        // Authentic: from here on read with any NUL as U+FFFD (PostgreSQL stores none; ``WebhookNULReplacement``).
+        // Authentic: from here on read with any NUL as U+FFFD (PostgreSQL stores none; ``NULReplacement``).
         // The hash that de-duplicates stays the one of the bytes received.
-        let body = WebhookNULReplacement.replaced(in: body, form: provider == .instamojo) ?? body
+        let body = NULReplacement.replaced(in: body, form: provider == .instamojo) ?? body
         let event: WebhookEvent
         do {
             event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: headers, body: body))

@@ -60,6 +60,8 @@ enum WireCoding {
     /// Decodes `T`, throwing the decoder's description on failure (for error messages).
     static func decodeOrExplain<T: Decodable>(_ type: T.Type, from body: [UInt8]) -> Result<T, WireDecodingFailure> {
         guard numbersAreShort(body) else { return .failure(WireDecodingFailure(message: "a number has more than \(maximumNumberDigits) digits")) }
+        // A NUL in a provider's answer is read as U+FFFD (PostgreSQL stores none; Support's NULReplacement).
+        let body = NULReplacement.replaced(in: body, form: false) ?? body
         do {
             return .success(try JSONDecoder().decode(type, from: Data(body)))
         } catch let error as DecodingError {

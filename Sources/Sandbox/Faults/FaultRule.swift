@@ -30,6 +30,9 @@ public struct FaultRule: Sendable, Equatable {
         case serverError(status: Int)
         /// Answer 200 with the real answer's body cut in half (`malformed_after`).
         case malformed
+        /// Answer the real status with the real answer's values replaced at random by ones no provider
+        /// documents, some members dropped, the body still JSON (`hostile_after`; ``HostileAnswer``).
+        case hostile(seed: UInt64)
     }
 
     /// The longest a `timeout` fault holds a request.
@@ -108,9 +111,13 @@ extension FaultRule {
             kind = .afterWork(.malformed)
         case "drop_after":
             kind = .afterWork(.drop)
+        case "hostile_after":
+            let seed = try integer("seed") ?? 1
+            guard seed >= 0 else { throw FaultRuleError(description: "\"seed\" must be 0 or more") }
+            kind = .afterWork(.hostile(seed: UInt64(seed)))
         default:
             throw FaultRuleError(description: "\"kind\" must be latency, timeout, status, rate_limit, malformed, drop, "
-                                 + "drop_after, timeout_after, status_after or malformed_after")
+                                 + "drop_after, timeout_after, status_after, malformed_after or hostile_after")
         }
         let times = try integer("times")
         if let times, times < 1 { throw FaultRuleError(description: "\"times\" must be at least 1") }
@@ -130,6 +137,7 @@ extension FaultRule {
         case .afterWork(.timeout(let d)): object["kind"] = "timeout_after"; object["ms"] = .int(d.milliseconds)
         case .afterWork(.serverError(let status)): object["kind"] = "status_after"; object["status"] = .int(Int64(status))
         case .afterWork(.malformed): object["kind"] = "malformed_after"
+        case .afterWork(.hostile(let seed)): object["kind"] = "hostile_after"; object["seed"] = .number(String(seed))
         }
         object["times"] = times.map { .int(Int64($0)) } ?? .null
         return object

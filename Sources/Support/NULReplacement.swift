@@ -5,18 +5,19 @@ import Darwin
 #endif
 
 /// PostgreSQL keeps no NUL character: neither `text` nor `jsonb` (which refuses the escape
-/// `\u0000`) can hold one, and the driver refuses such a value rather than cut it short. An
-/// authentic delivery whose values hold one (a provider's bug, a leaked secret) would then fail
-/// to be stored every time it is retried. Once its signature is checked over the bytes as they
-/// came, PayQL reads it with each NUL it encodes as U+FFFD, the replacement character: stored,
-/// and applied as far as its values still mean something (an id with U+FFFD in it matches no
-/// order). `SignedWebhookFuzzTests` sends such deliveries.
-enum WebhookNULReplacement {
+/// `\u0000`) can hold one, and the driver refuses such a value rather than cut it short. What
+/// PayQL is told from outside without being asked to check it — an authentic webhook (once its
+/// signature is checked over the bytes as they came), a provider's answer — is read with each
+/// NUL it encodes as U+FFFD, the replacement character: stored, and used as far as its values
+/// still mean something (an id with U+FFFD in it matches no order, and is no provider's id).
+/// Otherwise a provider's bug would fail the same delivery or answer at every retry.
+/// `SignedWebhookFuzzTests` and `HostileProviderAnswerTests` send such bodies.
+public enum NULReplacement {
     /// `body` with every NUL it encodes replaced by U+FFFD, or nil when it encodes none (the usual
     /// case, found with one `memchr` scan per pattern). Encodings of a NUL: the raw byte, JSON's
     /// `\u0000` escape (when its backslash is not itself escaped), and for a form (`form`,
     /// Instamojo) the percent escape `%00`.
-    static func replaced(in body: [UInt8], form: Bool) -> [UInt8]? {
+    public static func replaced(in body: [UInt8], form: Bool) -> [UInt8]? {
         var replaced: [UInt8]?
         if contains(0, in: body) {
             replaced = []
@@ -29,7 +30,7 @@ enum WebhookNULReplacement {
     }
 
     /// U+FFFD in UTF-8.
-    static let replacementUTF8: [UInt8] = [0xEF, 0xBF, 0xBD]
+    public static let replacementUTF8: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     private static func contains(_ byte: UInt8, in bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
