@@ -91,4 +91,62 @@ import Testing
             }
         }
     }
+
+    /// The other calls that reach a provider — TPV accounts, captures and cancellations, the redirect and
+    /// UPI-collect flows, Turbo UPI sessions, Setu's links — each under several seeds of hostile answers
+    /// from every provider at once: none answers a server error or INTERNAL.
+    @Test func everyOtherProviderCallAnswersCleanly() async throws {
+        let seeds = Self.setting("PAYQL_HOSTILE_ROUNDS", default: 40) / 4
+        let first = Self.setting("PAYQL_HOSTILE_SEED", default: 7)
+        try await GatewayHarness.run { h in
+            let customer = try await OrderLifecycleTests.createCustomer(h)
+            var seen: [String: Int] = [:]
+            func call(_ field: String, _ query: String, _ variables: JSONObject = [:]) async throws {
+                let answer = try await h.graphQL(query, variables: variables)
+                Self.checked(answer, "\(field)")
+                let codes = answer.userErrorCodes(field) + answer.errorCodes
+                seen["\(field): \(codes.isEmpty ? "ok" : codes.joined(separator: ","))", default: 0] += 1
+            }
+            for seed in first..<(first + seeds) {
+                // Orders made while the providers are sane, so each call has something to work on.
+                _ = try await h.sandboxControl("/faults", method: "DELETE")
+                let razorpay = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)
+                let cashfree = try await OrderLifecycleTests.createOrder(h, provider: "CASHFREE", customer: customer)
+                let (instamojo, _) = try await InstamojoCustomUITests.order(h)
+                _ = try await h.sandboxControl("/faults", body: #"{"route":"/**","kind":"hostile_after","seed":\#(seed)}"#)
+
+                try await call("addTpvBankAccount", """
+                    mutation($c: ID!) { addTpvBankAccount(input: {customerId: $c, accountNumber: "1234567890\(seed)", ifsc: "HDFC0000053",
+                      beneficiaryName: "Ravi"}) { bankAccount { maskedAccountNumber } userErrors { code } } }
+                    """, ["c": .string(customer)])
+                try await call("cancelOrder", "mutation($o: ID!) { cancelOrder(input: {orderId: $o}) { order { status } userErrors { code } } }",
+                               ["o": razorpay["id"] ?? .null])
+                try await call("cancelOrder", "mutation($o: ID!) { cancelOrder(input: {orderId: $o}) { order { status } userErrors { code } } }",
+                               ["o": cashfree["id"] ?? .null])
+                try await call("verifyOrderPayment", """
+                    mutation($o: ID!) { verifyOrderPayment(input: {orderId: $o, clientOutcome: REDIRECTED}) { order { status } userErrors { code } } }
+                    """, ["o": .string(instamojo)])
+                try await call("startRedirectPayment", """
+                    mutation($o: ID!) { startRedirectPayment(input: {orderId: $o, method: NETBANKING, bankCode: "HDFC", idempotencyKey: "nb-\(seed)"}) {
+                      redirect { url } userErrors { code } } }
+                    """, ["o": .string(instamojo)])
+                try await call("requestUpiCollect", """
+                    mutation($o: ID!) { requestUpiCollect(input: {orderId: $o, vpa: "asha.rao@okaxis"}) { upiCollect { status } userErrors { code } } }
+                    """, ["o": .string(instamojo)])
+                try await call("createTurboUpiSession", """
+                    mutation($c: ID!) { createTurboUpiSession(input: {customerId: $c, mobileNumber: "9876543210"}) { userErrors { code } } }
+                    """, ["c": .string(customer)])
+                try await call("createBillPayLink", """
+                    mutation { createBillPayLink(input: {mobileNumber: "9876543210", category: "Water"}) { billPayLink { id } userErrors { code } } }
+                    """)
+            }
+            _ = try await h.sandboxControl("/faults", method: "DELETE")
+            print("HostileProviderAnswerTests other calls: \(seen.sorted { $0.key < $1.key })")
+            // Still serving: a fresh order at each provider goes through.
+            for provider in ["RAZORPAY", "CASHFREE"] {
+                let order = try await OrderLifecycleTests.createOrder(h, provider: provider, customer: customer)
+                #expect(order["status"]?.stringValue == "CREATED", "\(order)")
+            }
+        }
+    }
 }
