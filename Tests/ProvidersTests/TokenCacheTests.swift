@@ -12,13 +12,14 @@ import PaymentsCore
 
     @Test func refreshesBeforeExpiryNotOnEveryCall() async throws {
         let counter = Counter()
-        // A 6 s token with a 300 s margin: usable for half its life, 3 s (room for a loaded machine).
+        // A 16 s token with a 300 s margin: usable for half its life, 8 s (room for a loaded machine: the
+        // first two calls once took over 3 s at load 20).
         let cache = BearerTokenCache(refreshMargin: .seconds(300)) { () async throws(ProviderError) in
-            ("token-\(counter.next())", 6)
+            ("token-\(counter.next())", 16)
         }
         #expect(try await cache.token().revealed == "token-1")
         #expect(try await cache.token().revealed == "token-1")
-        try await Task.sleep(for: .milliseconds(3_500))
+        try await Task.sleep(for: .milliseconds(8_500))
         #expect(try await cache.token().revealed == "token-2")
         #expect(await cache.fetchCount == 2)
         // A long-lived token is refreshed `margin` early: 36000 s − 300 s is still far away.

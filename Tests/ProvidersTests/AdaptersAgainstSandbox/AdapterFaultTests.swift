@@ -12,7 +12,9 @@ import PaymentsCore
     }
 
     @Test func latencyWithinTheBudgetIsJustSlow() async throws {
-        try await AdapterHarness.run { h in
+        // A budget far above the 300 ms latency, so that a loaded machine's stalls stay inside it.
+        let roomy = ProviderTransportSettings(attemptTimeout: .seconds(15), operationDeadline: .seconds(30))
+        try await AdapterHarness.run(transport: roomy) { h in
             try await h.fault(#"{"route":"POST /cashfree/pg/orders","kind":"latency","ms":300,"times":1}"#)
             let clock = ContinuousClock()
             let started = clock.now
@@ -31,12 +33,13 @@ import PaymentsCore
             var started = clock.now
             let create = await expectProviderError(.timeout) { _ = try await h.razorpay.createOrder(CreateOrderRequest(reference: "t1", amount: .inr(100))) }
             #expect(create?.code.outcomeUnknown == true)
-            // Bounds leave room for a loaded machine; the sandbox holds the request for 20 s.
-            #expect(clock.now - started < .milliseconds(1500))
+            // Bounds leave room for a loaded machine (6 s seen at load 20 with a 1.2 s deadline); the sandbox
+            // holds the request for 20 s, so anything well under that shows the deadline at work.
+            #expect(clock.now - started < .seconds(10))
             // A fetch is retried, but never past the deadline.
             started = clock.now
             await expectProviderError(.timeout) { _ = try await h.razorpay.fetchOrder(id: "order_x") }
-            #expect(clock.now - started < .milliseconds(2500))
+            #expect(clock.now - started < .seconds(10))
         }
     }
 
