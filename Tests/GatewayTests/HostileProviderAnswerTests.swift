@@ -1,6 +1,7 @@
 import Foundation
 @testable import Gateway
 import JSON
+import PaymentsCore
 import Postgres
 import Testing
 
@@ -83,6 +84,14 @@ import Testing
                     let known = try await h.sandboxControl("/\(provider.lowercased())/orders/\(providerOrderID)", method: "GET")
                     #expect(known["error"] == nil, "\(provider) order \(providerOrderID) is not the provider's: \(known)")
                 }
+            }
+            // Each refund is of what was asked (1 rupee), with an id a provider could give or none yet.
+            let refunds = try await h.pool.query("SELECT amount_minor, coalesce(provider_refund_id, '') FROM refunds")
+            for row in refunds {
+                let amount = try row.decode(Int64.self, at: 0)
+                #expect(amount == 100, "a refund of \(amount)")
+                let id = try row.decode(String.self, at: 1)
+                #expect(id.isEmpty || OrderService.isOrderID(id, provider: .cashfree), "refund id \(id)")
             }
             // Refunds never exceed the payment, whatever the answers said.
             let rows = try await h.pool.query("SELECT amount_minor, amount_refunded_minor FROM payments")
