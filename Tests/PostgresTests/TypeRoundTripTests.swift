@@ -104,6 +104,14 @@ import Testing
         try await roundTrip(pool, [Int32(-1), 2], as: "int4[]")
         let length = try await pool.query("SELECT cardinality(\(texts))").single(Int32.self)
         #expect(length == Int32(texts.count))
+        // Elements with quotes and backslashes at either end and in runs (a JSON payload's), each compared by the
+        // server with the same text bound alone: the array's escaping, not only our own decoding of it.
+        let escaped = [#"{"a":"x\"y","b\\":"\\"}"#, #""""#, #"\"#, #"\\\"#, #"ends with a quote""#, #""starts"#, "plain"]
+        for (index, text) in escaped.enumerated() {
+            let same = try await pool.query("SELECT (\(escaped)::text[])[\(Int32(index + 1))] = \(text)").single(Bool.self)
+            #expect(same == true, "\(text)")
+        }
+        try await roundTrip(pool, escaped, as: "text[]")
     }
 
     @Test func nullsDecodeAsOptionals() async throws {
