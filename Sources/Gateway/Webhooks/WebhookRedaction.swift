@@ -61,23 +61,26 @@ enum WebhookRedaction {
         }
     }
 
-    /// Whether `key`, ASCII-lower-cased, contains one of the fragments.
+    /// Whether `key`, ASCII-lower-cased, contains one of the fragments. Compared in place, each byte
+    /// lower-cased as it is read (a lower-cased copy of every key of every body was an allocation each).
     static func isSensitive(_ key: String) -> Bool {
-        var lower = Array(key.utf8)
-        for index in lower.indices where lower[index] >= 0x41 && lower[index] <= 0x5A { lower[index] += 0x20 }
-        for fragment in fragmentBytes where fragment.count <= lower.count {
-            var start = 0
-            while start + fragment.count <= lower.count {
-                var matched = true
-                for offset in fragment.indices where lower[start + offset] != fragment[offset] {
-                    matched = false
-                    break
+        var key = key
+        return key.withUTF8 { bytes in
+            for fragment in fragmentBytes where fragment.count <= bytes.count {
+                let first = fragment[0]
+                for start in 0...(bytes.count - fragment.count) where lowered(bytes[start]) == first {
+                    var offset = 1
+                    while offset < fragment.count, lowered(bytes[start + offset]) == fragment[offset] { offset += 1 }
+                    if offset == fragment.count { return true }
                 }
-                if matched { return true }
-                start += 1
             }
+            return false
         }
-        return false
+    }
+
+    /// `byte` with an ASCII capital letter lower-cased.
+    @inline(__always) private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 
     /// Objects and arrays are walked into rather than replaced whole (a `card` object keeps its `network`
