@@ -111,4 +111,24 @@ import PaymentsCore
                                              secret: Secret("right"))
         guard case .failure(.undocumentedPayload) = garbage else { Issue.record("expected undocumentedPayload, got \(garbage)"); return }
     }
+
+    /// Header names match whatever the case of their ASCII letters, and only then: the signature header is found
+    /// once however it is spelt, counted when repeated, and a name that differs in any other byte is not it.
+    @Test func headerNamesMatchIgnoringASCIICaseOnly() {
+        let request = WebhookRequest(headers: [("Content-Type", "application/json"), ("X-RAZORPAY-signature", "a"),
+                                               ("x-razorpay-signaturE", "b"), ("x-razorpay-signatur", "c"), ("x-razorpay-signatures", "d"),
+                                               ("X-Razorpay-Event-Id", "evt_1"), ("x-razorpay-event_id", "evt_2")],
+                                     body: [])
+        #expect(request.header("x-razorpay-signature") == "a")
+        #expect(request.headerCount("X-Razorpay-Signature") == 2)
+        #expect(request.header("x-razorpay-event-id") == "evt_1")
+        #expect(request.headerCount("x-razorpay-event-id") == 1)
+        #expect(request.header("content-type") == "application/json")
+        #expect(request.header("x-missing") == nil)
+        // Only ASCII letters fold: "-" is not "_", and a non-ASCII byte matches only itself.
+        #expect(WebhookRequest(headers: [("x_razorpay_event_id", "evt")], body: []).header("x-razorpay-event-id") == nil)
+        #expect(WebhookRequest(headers: [("x-wébhook", "v")], body: []).header("x-wÉbhook") == nil)
+        #expect(WebhookRequest(headers: [("x-wébhook", "v")], body: []).header("X-WéBHOOK") == "v")
+        #expect(WebhookRequest(headers: [("`{", "v")], body: []).header("@[") == nil)
+    }
 }

@@ -18,14 +18,34 @@ public struct WebhookRequest: Sendable {
 
     /// The value of the first header named `name` (ASCII case-insensitive).
     public func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
     }
 
     /// How many headers are named `name`.
     func headerCount(_ name: String) -> Int {
-        let wanted = name.lowercased()
-        return headers.count { $0.name.lowercased() == wanted }
+        headers.count { Self.sameName($0.name, name) }
+    }
+
+    /// Whether two header names are equal but for the case of ASCII letters (HTTP's field names are
+    /// ASCII tokens). Compared byte by byte in place: lower-cased copies of every header's name, for
+    /// every look-up, were a dozen string allocations a delivery.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                for index in 0..<a.count where a[index] != b[index] {
+                    guard lowered(a[index]) == lowered(b[index]) else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    /// `byte` with an ASCII capital letter lower-cased.
+    @inline(__always) private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 }
 
