@@ -8,6 +8,8 @@
 #   PERF=1        records perf profiles of PayQL ($OUT/payql.perf) and of PostgreSQL ($OUT/postgres.perf)
 #   STATEMENTS=1  restarts the cluster with pg_stat_statements first and prints the statements that
 #                 cost the most in total (adds its own overhead: not for the rate figures)
+#   SETUP_SQL=... runs on the cluster after seeding, before the measurement (experiments: what a
+#                 trigger or a constraint costs, e.g. SETUP_SQL='ALTER TABLE … DROP CONSTRAINT …')
 #
 # Prints deliveries/s and p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on
 # a quiet machine), µs of CPU per delivery on each side, deliveries per commit, and the three counts
@@ -50,6 +52,7 @@ psql_() { psql "host=$PGSOCK port=$PGPORT user=payql dbname=payql" -Atc "$1"; }
 
 python3 "$HERE/load.py" seed "http://127.0.0.1:$PORT" "$KEY" "http://127.0.0.1:$((PORT + 1))" "$ORDERS" "$OUT"
 python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$OUT"
+[ -n "${SETUP_SQL:-}" ] && psql_ "$SETUP_SQL" >/dev/null
 sleep 1
 
 # utime + stime, in clock ticks: PayQL, and the postmaster with every process it started.
