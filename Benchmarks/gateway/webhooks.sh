@@ -10,6 +10,13 @@
 #                 cost the most in total (adds its own overhead: not for the rate figures)
 #   SETUP_SQL=... runs on the cluster after seeding, before the measurement (experiments: what a
 #                 trigger or a constraint costs, e.g. SETUP_SQL='ALTER TABLE … DROP CONSTRAINT …')
+#   MALLOCS=1     PayQL's malloc calls per delivery (uprobe made once: perf probe -x <libc.so.6> --add malloc;
+#                 each hit traps: that run's CPU and rate figures are not comparable)
+#   FUNCTIONS=1   calls per delivery of each plpgsql function (the live-update triggers), from
+#                 pg_stat_user_functions with track_functions = 'pl'
+#
+# On a shared machine the CPU figures move with whatever else runs (up to 2x between runs of one build);
+# the counts (mallocs, function calls, statements, deliveries per commit) do not.
 #
 # Prints deliveries/s and p50/p99 (wall clock: meaningful only under flock /tmp/payql-bench.lock on
 # a quiet machine), µs of CPU per delivery on each side, deliveries per commit, and the three counts
@@ -53,6 +60,10 @@ psql_() { psql "host=$PGSOCK port=$PGPORT user=payql dbname=payql" -Atc "$1"; }
 python3 "$HERE/load.py" seed "http://127.0.0.1:$PORT" "$KEY" "http://127.0.0.1:$((PORT + 1))" "$ORDERS" "$OUT"
 python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$OUT"
 [ -n "${SETUP_SQL:-}" ] && psql_ "$SETUP_SQL" >/dev/null
+if [ "${FUNCTIONS:-0}" = 1 ]; then
+  psql_ "ALTER SYSTEM SET track_functions = 'pl'" >/dev/null; psql_ "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+  psql_ "SELECT pg_stat_reset()" >/dev/null
+fi
 sleep 1
 
 # utime + stime, in clock ticks: PayQL, and the postmaster with every process it started.
@@ -75,6 +86,9 @@ if [ "${PERF:-0}" = 1 ]; then
   perf record -F 999 -g -p "$(echo "$POSTMASTER" $(pgrep -P "$POSTMASTER") | tr ' ' ',')" -o "$OUT/postgres.perf" \
     -- sleep "$DURATION" >/dev/null 2>&1 & PERF_POSTGRES=$!
 fi
+if [ "${MALLOCS:-0}" = 1 ]; then
+  perf stat -x, -e probe_libc:malloc -p "$SERVER" -o "$OUT/mallocs.csv" -- sleep "$DURATION" >/dev/null 2>&1 & MALLOCPID=$!
+fi
 result="$(WRK_EVENTS_FILE="$OUT/events" WRK_THREADS=2 wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$HERE/webhooks.lua" \
   "http://127.0.0.1:$PORT" | grep RESULT)"
 p_after="$(payql_ticks)"; g_after="$(postgres_ticks)"
@@ -91,6 +105,15 @@ echo "stored=$stored applied=$applied payments=$payments commits=$commits" \
   "deliveries_per_commit=$(awk -v s="$stored" -v c="$commits" 'BEGIN { printf "%.1f", (c > 0 ? s / c : 0) }')" \
   "payql_cpu_us_per_delivery=$(per $((p_after - p_before))) postgres_cpu_us_per_delivery=$(per $((g_after - g_before)))" \
   "load_before=\"$load_before\" load_after=\"$load_after\""
+if [ -n "${MALLOCPID:-}" ]; then
+  wait "$MALLOCPID" 2>/dev/null || true
+  echo "payql_mallocs_per_delivery=$(awk -F, -v n="$stored" '$3 ~ /malloc/ { printf "%.1f", $1 / n }' "$OUT/mallocs.csv")"
+fi
+if [ "${FUNCTIONS:-0}" = 1 ]; then
+  sleep 11   # a busy backend flushes its statistics at most once a second, an idle one within 10 s
+  psql_ "SELECT funcname || '=' || round(calls::numeric / $stored, 3) || ' calls (' || round(self_time::numeric * 1000 / $stored, 1) || ' us)'
+         FROM pg_stat_user_functions ORDER BY funcname" | tr '\n' ' ' | sed 's/^/plpgsql_per_delivery: /'; echo
+fi
 [ "$stored" = "$applied" ] && [ "$applied" = "$payments" ] || echo "NOT EXACTLY ONCE: stored=$stored applied=$applied payments=$payments" >&2
 if [ "${STATEMENTS:-0}" = 1 ]; then
   psql_ "SELECT calls, round(total_exec_time::numeric * 1000 / greatest(calls, 1)) AS us_per_call, round(total_exec_time::numeric / 1000, 2) AS total_s,
