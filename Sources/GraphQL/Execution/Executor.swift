@@ -375,7 +375,7 @@ struct Executor<Output: ResponseOutput & ~Copyable>: ~Copyable {
     mutating func coerceArguments(_ plan: FieldPlan) -> Result<JSONObject, FieldError> {
         let result: Result<JSONObject, FieldError>
         do {
-            result = .success(try ArgumentCoercion.coerce(plan.argumentDefinitions, nodes: plan.firstNode.arguments, schema: schema, variables: variables))
+            result = .success(try ArgumentCoercion.coerce(plan.argumentDefinitions, names: plan.argumentNames, nodes: plan.firstNode.arguments, schema: schema, variables: variables))
         } catch {
             result = .failure(error)
         }

@@ -74,10 +74,15 @@ struct FieldPlan: @unchecked Sendable {
     var firstNode: Field { storage.pointee.firstNode }
     var parentTypeName: String { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.parentTypeName } }
     var argumentDefinitions: [GraphQLInputValueDefinition] { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.argumentDefinitions } }
+    /// The arguments' names in definition order (shared by every request's coerced arguments).
+    var argumentNames: [String] { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.argumentNames } }
     var type: GraphQLTypeReference { storage.pointee.schemaField._withUnsafeGuaranteedRef { $0.type } }
 
-    /// Every field node of the key, in document order.
+    /// Every field node of the key, in document order (made at planning time for a
+    /// field with a resolver, whose ``ResolveInfo/fieldNodes`` a resolver may read per request).
     var nodes: [Field] {
+        let planned = storage.pointee.resolverNodes
+        if !planned.isEmpty { return planned }
         let moreNodes = storage.pointee.moreNodes
         return moreNodes.isEmpty ? [firstNode] : [firstNode] + moreNodes
     }
@@ -172,6 +177,9 @@ struct FieldPlanStorage: ~Copyable {
     let node: UnsafePointer<Selection>
     /// Further field nodes merged into the key; usually none (and then no array is allocated).
     let moreNodes: [Field]
+    /// Every field node of the key when the field has a resolver (empty otherwise): made
+    /// once here, not once per request by ``FieldPlan/nodes``.
+    let resolverNodes: [Field]
     /// The schema's field: what every plan of it shares (its resolver, enum values,
     /// type). Unretained: the ``OperationPlan`` holds the planning catalog, which
     /// holds every schema field, so planning takes no reference count on fields
@@ -199,6 +207,11 @@ struct FieldPlanStorage: ~Copyable {
         }
         self.node = node
         self.moreNodes = moreNodes
+        if field.resolver != nil, case .field(let first) = node.pointee {
+            resolverNodes = [first] + moreNodes
+        } else {
+            resolverNodes = []
+        }
         self.schemaField = Unmanaged.passUnretained(field)
         self.fieldName = field.name
         self.shape = shape

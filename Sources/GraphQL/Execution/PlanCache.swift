@@ -4,15 +4,21 @@ import Synchronization
 
 /// Field argument coercion (spec §6.4.1 "CoerceArgumentValues").
 enum ArgumentCoercion {
-    static func coerce(_ arguments: [GraphQLInputValueDefinition], nodes: [Argument], schema: GraphQLSchema, variables: JSONObject) throws(FieldError) -> JSONObject {
-        var coerced = JSONObject(capacity: arguments.count)
-        for definition in arguments {
+    /// - Parameter names: the definitions' names, in order (the schema's shared array): when every
+    ///   argument gets a value, the result takes this array as its keys (no array of names per request).
+    static func coerce(_ arguments: [GraphQLInputValueDefinition], names: [String]? = nil, nodes: [Argument], schema: GraphQLSchema,
+                       variables: JSONObject) throws(FieldError) -> JSONObject {
+        var coerced = CoercedArguments(capacity: arguments.count)
+        for (position, definition) in arguments.enumerated() {
+            coerced.position = position
             let name = definition.name
             guard let node = nodes.first(where: { $0.name.value == name }) else {
                 if let defaultValue = definition.defaultValue {
                     coerced.append(name, defaultValue)
                 } else if definition.type.isNonNull {
                     throw FieldError("Argument \"\(name)\" of required type \"\(definition.type)\" was not provided.")
+                } else {
+                    coerced.skip(arguments)
                 }
                 continue
             }
@@ -24,6 +30,8 @@ enum ArgumentCoercion {
                         coerced.append(name, defaultValue)
                     } else if definition.type.isNonNull {
                         throw FieldError("Argument \"\(name)\" of required type \"\(definition.type)\" was provided the variable \"$\(variable.name.value)\" which was not provided a runtime value.")
+                    } else {
+                        coerced.skip(arguments)
                     }
                     continue
                 }
@@ -37,7 +45,32 @@ enum ArgumentCoercion {
             }
             coerced.append(name, value)
         }
-        return coerced
+        return coerced.object(names: names, arguments)
+    }
+
+    /// The values coerced so far, with their names kept only once an argument was left out.
+    private struct CoercedArguments {
+        var values: [JSONValue] = []
+        /// Set from the first argument left out: the names of the values, in order.
+        var keys: [String]?
+        /// The definition being coerced.
+        var position = 0
+
+        init(capacity: Int) { values.reserveCapacity(capacity) }
+
+        mutating func append(_ name: String, _ value: JSONValue) {
+            values.append(value)
+            keys?.append(name)
+        }
+
+        /// The argument at ``position`` gets no value: from now on the names are kept.
+        mutating func skip(_ arguments: [GraphQLInputValueDefinition]) {
+            if keys == nil { keys = arguments[..<position].map(\.name) }
+        }
+
+        func object(names: [String]?, _ arguments: [GraphQLInputValueDefinition]) -> JSONObject {
+            JSONObject(keys: keys ?? names ?? arguments.map(\.name), values: values)
+        }
     }
 }
 

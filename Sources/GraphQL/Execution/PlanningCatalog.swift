@@ -156,6 +156,8 @@ final class SchemaField: Sendable {
     let shape: TypeShape?
     let resolver: FieldResolver?
     let argumentDefinitions: [GraphQLInputValueDefinition]
+    /// The arguments' names, in order: the keys of every request's coerced arguments (shared).
+    let argumentNames: [String]
     let target: Target
     let isTypename: Bool
     let leafShortcut: FieldPlan.LeafShortcut
@@ -171,6 +173,7 @@ final class SchemaField: Sendable {
         shape = TypeShape(definition.type)
         resolver = definition.resolver
         argumentDefinitions = definition.arguments
+        argumentNames = definition.arguments.map(\.name)
         self.target = target
         isTypename = definition.name == "__typename"
         encodedNames = EncodedNames(key: definition.name, typename: parentTypeName)

@@ -93,4 +93,46 @@ import Testing
         let response = await engine.executeEncoded(GraphQLRequest(query: "{ view(id: 1) { name count note } }")).body()
         #expect(String(decoding: response, as: UTF8.self) == #"{"data":{"view":{"name":"first","count":7,"note":"in place"}}}"#)
     }
+
+    /// What a resolver saw: its arguments and field nodes (kept alive, so that two
+    /// requests' arrays can never share an address by reuse of freed memory).
+    final class Seen: @unchecked Sendable {
+        // @unchecked: written by the resolver of one request at a time (the test awaits each request), read after.
+        var arguments: [JSONObject] = []
+        var nodes: [[Field]] = []
+    }
+
+    private static func storage<Element>(_ array: [Element]) -> UnsafeRawPointer? {
+        array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
+
+    @Test func argumentNamesAndFieldNodesAreMadeOncePerPlanNotPerRequest() async throws {
+        let seen = Seen()
+        var resolvers = SchemaResolvers()
+        resolvers.field("Query", "pick", .sync { input in
+            seen.arguments.append(input.arguments)
+            seen.nodes.append(input.info.fieldNodes)
+            return input.arguments.keys.joined(separator: ",")
+        })
+        let schema = try GraphQLSchema(sdl: "type Query { pick(a: Int, b: Int = 2, c: Int): String }", resolvers: resolvers)
+        let engine = GraphQLEngine(schema: schema)
+        let request = GraphQLRequest(query: "query Q($a: Int, $c: Int) { pick(a: $a, c: $c) }", variables: ["a": 1, "c": 3])
+        for _ in 0..<2 {
+            let body = await engine.executeEncoded(request).body()
+            #expect(String(decoding: body, as: UTF8.self) == #"{"data":{"pick":"a,b,c"}}"#)
+        }
+        try #require(seen.arguments.count == 2 && seen.nodes.count == 2)
+        #expect(seen.arguments[0] == ["a": 1, "b": 2, "c": 3])
+        #expect(Self.storage(seen.arguments[0].keys) == Self.storage(seen.arguments[1].keys),
+                "every request's arguments should share the schema's array of names")
+        #expect(Self.storage(seen.nodes[0]) == Self.storage(seen.nodes[1]), "fieldNodes should be the plan's array")
+        #expect(seen.nodes[0].count == 1)
+
+        // Arguments left out keep only the names given (in definition order), with defaults.
+        let partial = await engine.executeEncoded(GraphQLRequest(query: "query Q($c: Int) { pick(c: $c) }", variables: [:])).body()
+        #expect(String(decoding: partial, as: UTF8.self) == #"{"data":{"pick":"b"}}"#)
+        let literal = await engine.executeEncoded(GraphQLRequest(query: "{ pick(c: 5, a: null) }")).body()
+        #expect(String(decoding: literal, as: UTF8.self) == #"{"data":{"pick":"a,b,c"}}"#)
+        #expect(seen.arguments.last == ["a": .null, "b": 2, "c": 5])
+    }
 }
