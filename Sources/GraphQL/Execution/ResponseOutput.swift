@@ -1,4 +1,5 @@
 import JSON
+import Synchronization
 
 /// Where the executor puts a response as it completes it: a tree of
 /// ``JSONValue``s (``TreeOutput``) or JSON bytes written straight away
@@ -58,7 +59,8 @@ protocol ResponseOutput: ~Copyable {
 final class ResultNode {
     enum Slot {
         case value(JSONValue)
-        case bytes([UInt8])
+        /// Finished bytes kept by the ``ByteOutput`` that wrote them (a range of its spill store).
+        case bytes(start: Int, count: Int)
         case node(ResultNode, nonNull: Bool)
         case pending
         case failed
@@ -188,9 +190,9 @@ struct TreeOutput: ResponseOutput, ~Copyable {
     mutating func write(_ slot: borrowing ResultNode.Slot) {
         switch slot {
         case .value(let value): push(value)
-        case .bytes(let bytes):
-            // Trees never hold byte slots; parsed to stay correct if one ever does.
-            push((try? JSONParser.parse(bytes, limits: JSONLimits(maxDepth: Int.max, maxBytes: Int.max))) ?? .null)
+        case .bytes:
+            // Trees never hold byte slots (their bytes live in the ByteOutput that made them).
+            push(.null)
         case .node, .pending, .failed: push(.null)
         }
     }
@@ -211,6 +213,18 @@ struct TreeOutput: ResponseOutput, ~Copyable {
 /// ``JSONWriter`` would write the tree (the member names come pre-encoded from the plans).
 struct ByteOutput: ResponseOutput, ~Copyable {
     var sink = ByteSink()
+    /// Finished runs moved out of ``sink`` while parts of their object or list are
+    /// pending (``spill(from:into:)``, ``take(from:)``), one after the other: slots keep
+    /// ranges of it, so a request with pending work allocates this one buffer instead of
+    /// an array per run.
+    var spilled: [UInt8] = []
+
+    /// The largest spill store so far (capped), reserved by the next one that spills.
+    private static let spillHint = Atomic<Int>(256)
+    private static let maxSpillHint = 16 << 10
+    /// Room left after a finished response for a host to append a member in place
+    /// (`"extensions":{...}`: the Gateway's `extensions.timing` is about 100 bytes).
+    static let trailingRoom = 128
 
     var position: Int { sink.count }
 
@@ -291,19 +305,24 @@ struct ByteOutput: ResponseOutput, ~Copyable {
     mutating func typename(_ plan: FieldPlan) { sink.append(plan.encodedNames.typename) }
 
     mutating func spill(from start: Int, into node: ResultNode) {
-        node.slots.append(.bytes(sink.array(from: start)))
-        sink.truncate(to: start)
+        node.slots.append(take(from: start))
     }
 
     mutating func take(from start: Int) -> ResultNode.Slot {
-        let bytes = sink.array(from: start)
+        let count = Swift.max(sink.count - start, 0)
+        if spilled.capacity == 0 { spilled.reserveCapacity(Swift.max(ByteOutput.spillHint.load(ordering: .relaxed), count)) }
+        let kept = spilled.count
+        spilled.append(contentsOf: UnsafeBufferPointer(start: sink.base + start, count: count))
         sink.truncate(to: start)
-        return .bytes(bytes)
+        return .bytes(start: kept, count: count)
     }
 
     mutating func write(_ slot: borrowing ResultNode.Slot) {
         switch slot {
-        case .bytes(let bytes): bytes.withUnsafeBufferPointer { sink.append($0) }
+        case .bytes(let start, let count):
+            spilled.withUnsafeBufferPointer { kept in
+                if let base = kept.baseAddress { sink.append(UnsafeBufferPointer(start: base + start, count: count)) }
+            }
         case .value(let value): self.value(value)
         case .node, .pending, .failed: null()
         }
@@ -388,10 +407,20 @@ extension ByteOutput {
         return output
     }
 
-    /// Closes the response begun by ``response()`` and hands back its bytes, `{"data":...}`.
+    /// Closes the response begun by ``response()`` and hands back its bytes, `{"data":...}`,
+    /// with ``trailingRoom`` spare capacity.
     mutating func closeResponse() -> [UInt8] {
         sink.append(UInt8(ascii: "}"))
         sink.recordSize()
-        return sink.array()
+        let kept = spilled.count
+        if kept > spilled.capacity / 2, kept > ByteOutput.spillHint.load(ordering: .relaxed), kept <= ByteOutput.maxSpillHint {
+            ByteOutput.spillHint.store(kept + kept / 4, ordering: .relaxed)
+        }
+        let size = sink.count
+        let base = sink.base
+        return [UInt8](unsafeUninitializedCapacity: size + ByteOutput.trailingRoom) { buffer, initialized in
+            if let target = buffer.baseAddress { target.initialize(from: base, count: size) }
+            initialized = size
+        }
     }
 }

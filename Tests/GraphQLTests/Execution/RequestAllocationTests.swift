@@ -135,4 +135,41 @@ import Testing
         #expect(String(decoding: literal, as: UTF8.self) == #"{"data":{"pick":"a,b,c"}}"#)
         #expect(seen.arguments.last == ["a": .null, "b": 2, "c": 5])
     }
+
+    @Test func runsMovedOutWhileWorkIsPendingShareOneStore() {
+        var output = ByteOutput.response()
+        let node = ResultNode(isList: false, keys: [])
+        let start = output.position
+        output.sink.append("{\"a\":")
+        output.spill(from: start, into: node)
+        output.sink.append("[1,2]")
+        let slot = output.take(from: start)
+        #expect(output.position == start, "moved runs leave the sink")
+        guard case .bytes(0, 5)? = node.slots.first, case .bytes(5, 5) = slot else {
+            Issue.record("runs should be ranges of one store, one after the other")
+            return
+        }
+        #expect(String(decoding: output.spilled, as: UTF8.self) == #"{"a":[1,2]"#)
+        output.write(node.slots[0])
+        output.write(slot)
+        output.sink.append(UInt8(ascii: "}"))
+        let body = output.closeResponse()
+        #expect(String(decoding: body, as: UTF8.self) == #"{"data":{"a":[1,2]}}"#)
+        #expect(body.capacity >= body.count + ByteOutput.trailingRoom, "room for extensions appended in place")
+    }
+
+    @Test func pendingFieldsStillCompleteInPlaceAcrossTheStore() async throws {
+        var resolvers = SchemaResolvers()
+        resolvers.field("Query", "later", .async { input in
+            await Task.yield()
+            return JSONValue.object(["v": .string(input[argument: "v"]?.stringValue ?? "")])
+        })
+        let schema = try GraphQLSchema(sdl: "type Query { now: String later(v: String): Box other: Box } type Box { v: String inner: Box }",
+                                       resolvers: resolvers)
+        let engine = GraphQLEngine(schema: schema)
+        let body = await engine.executeEncoded(
+            GraphQLRequest(query: #"{ a: later(v: "1") { v } now b: later(v: "2") { v } c: later(v: "3") { v } }"#),
+            rootValue: JSONValue.object(["now": "n"])).body()
+        #expect(String(decoding: body, as: UTF8.self) == #"{"data":{"a":{"v":"1"},"now":"n","b":{"v":"2"},"c":{"v":"3"}}}"#)
+    }
 }
