@@ -451,9 +451,7 @@ public final class GraphQLHTTPHandler: HTTPHandler {
             result = await engine.executeEncoded(prepared.prepared, request: prepared.graphQLRequest, context: context, rootValue: rootValue)
         }
         var (response, outcome) = respond(result, prepared: prepared)
-        if let extensions, let added = extensions.make(context, ContinuousClock.now - prepared.started) {
-            ResponseExtensions.append(added, to: &response.body)
-        }
+        extensions?.apply(context, ContinuousClock.now - prepared.started, to: &response.body)
         return (response, outcome)
     }
 

@@ -60,11 +60,48 @@ public struct OperationAuthorizer: Sendable {
 /// Adds an `extensions` entry to each executed operation's response, computed from
 /// the request's context once execution is over (e.g. timings). Returning nil adds nothing.
 public struct ResponseExtensions: Sendable {
-    let make: @Sendable (_ context: any Sendable, _ elapsed: Duration) -> JSONObject?
+    /// Writes the members of the `extensions` object (`"name":value,...`) at the end of
+    /// the body; false when it wrote nothing.
+    typealias MemberWriter = @Sendable (_ context: any Sendable, _ elapsed: Duration, _ body: inout [UInt8]) -> Bool
+
+    let make: (@Sendable (_ context: any Sendable, _ elapsed: Duration) -> JSONObject?)?
+    let writeMembers: MemberWriter?
 
     /// Extensions from the context and the time since the request arrived.
     public init(_ make: @escaping @Sendable (_ context: any Sendable, _ elapsed: Duration) -> JSONObject?) {
         self.make = make
+        self.writeMembers = nil
+    }
+
+    /// Extensions written as JSON straight into the response body (no objects built
+    /// per request): `write` appends the members of the `extensions` object,
+    /// `"name":value` separated by commas, and returns false when it adds none (it
+    /// must then append nothing). The caller checks nothing of what is written: it
+    /// must be valid JSON.
+    public init(writingMembers write: @escaping @Sendable (_ context: any Sendable, _ elapsed: Duration, _ body: inout [UInt8]) -> Bool) {
+        self.make = nil
+        self.writeMembers = write
+    }
+
+    /// Adds this request's `extensions` to `body` (a JSON object) before its closing brace,
+    /// in place: the engine leaves room at the end of the body for it (the response is
+    /// not copied for it: this runs for every executed operation).
+    func apply(_ context: any Sendable, _ elapsed: Duration, to body: inout [UInt8]) {
+        if let make {
+            if let added = make(context, elapsed) { Self.append(added, to: &body) }
+            return
+        }
+        guard let writeMembers, body.last == UInt8(ascii: "}") else { return }
+        let end = body.count
+        body.removeLast()
+        if body.count > 1 { body.append(UInt8(ascii: ",")) }
+        body.append(contentsOf: "\"extensions\":{".utf8)
+        if writeMembers(context, elapsed, &body) {
+            body.append(contentsOf: "}}".utf8)
+        } else {
+            body.removeLast(body.count - (end - 1))
+            body.append(UInt8(ascii: "}"))
+        }
     }
 
     /// Adds `"extensions": extensions` to `body` (a JSON object) before its closing brace, in
