@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 @testable import Gateway
+import JSON
+import Synchronization
 import Testing
 
 /// The principal cache's key: a token's SHA-256 held in four words.
@@ -22,6 +24,35 @@ import Testing
             bytes[word * 8 + 7] = 1
             #expect(TokenDigest(bytes) != zero)
             #expect(TokenDigest(bytes).data == Data(bytes))
+        }
+    }
+}
+
+/// The per-request pieces of authentication and `extensions.timing`, read and written in place.
+@Suite struct RequestAuthPiecesTests {
+    @Test func theBearerTokenIsReadInPlaceFromTheHeader() {
+        #expect(APIKeys.bearerToken("Bearer pq_sk_abc") == "pq_sk_abc")
+        #expect(APIKeys.bearerToken("bearer pq_sk_abc") == "pq_sk_abc")
+        #expect(APIKeys.bearerToken("BEARER pq_sk_abc") == "pq_sk_abc")
+        #expect(APIKeys.bearerToken("Bearer  pq_sk_abc") == " pq_sk_abc", "a second space is part of the token (then unknown)")
+        for refused in ["Bearer", "Bearer ", "Basic abc", "Bearerx abc", "Bear abc", "", " ", "Bearer\tabc", "Béarer abc"] {
+            #expect(APIKeys.bearerToken(refused) == nil, "\(refused)")
+        }
+        // In place: the token is a slice of the header's own storage.
+        let header = "Bearer pq_sk_" + String(repeating: "x", count: 43)
+        let token = APIKeys.bearerToken(header)
+        #expect(token?.base == header)
+    }
+
+    @Test func timingIsWrittenAsTheObjectWouldBe() {
+        let context = GatewayRequestContext(
+            principal: Principal(apiKeyID: UUID(), scopes: [.secret], session: nil), idempotencyHeader: nil)
+        context.providerNanoseconds.store(1_234_567, ordering: .relaxed)
+        for total in [Duration.nanoseconds(5_678_901), .zero, .seconds(2), .nanoseconds(999)] {
+            var body: [UInt8] = []
+            context.writeTiming(total: total, into: &body)
+            let expected = JSONWriter.write(["timing": .object(context.timing(total: total))])
+            #expect(body == Array(expected.dropFirst().dropLast()))
         }
     }
 }

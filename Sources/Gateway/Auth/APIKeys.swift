@@ -82,8 +82,14 @@ public final class APIKeys: Sendable {
     /// The principal for `Authorization: Bearer <token>`: an API key or a client-session token.
     /// Nil when the token is unknown, revoked or expired.
     public func authenticate(_ token: String) async throws -> Principal? {
+        try await authenticate(Substring(token))
+    }
+
+    /// ``authenticate(_:)-(String)`` for a token read in place from its header (see ``bearerToken(_:)``):
+    /// no copy of it is made.
+    public func authenticate(_ token: Substring) async throws -> Principal? {
         guard token.utf8.count <= 200, token.hasPrefix("pq_") else { return nil }
-        let digest = TokenDigest(Crypto.sha256(token))
+        let digest = TokenDigest(Crypto.hash(.sha256, token.utf8))
         let now = ContinuousClock.now
         if let cached = cache.withLock({ $0[digest] }), cached.until > now {
             if let session = cached.principal.session, session.expiresAtUnix <= Int64(Date().timeIntervalSince1970) { return nil }
@@ -104,6 +110,17 @@ public final class APIKeys: Sendable {
             entries[digest] = (principal, now + cacheLifetime)
         }
         return principal
+    }
+
+    /// The token of an `Authorization` header of the form `Bearer <token>` (the scheme in
+    /// any case, one space), read in place; nil for any other form.
+    public static func bearerToken(_ header: String) -> Substring? {
+        let utf8 = header.utf8
+        guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = utf8[..<space]
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let token = header[header.index(after: space)...]
+        return token.isEmpty ? nil : token
     }
 
     /// Forgets cached principals (after a revocation made through the API).

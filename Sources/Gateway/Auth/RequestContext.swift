@@ -44,6 +44,30 @@ public final class GatewayRequestContext: Sendable {
         ]
     }
 
+    /// The members of `extensions` this context adds, `"timing":{...}` (the object
+    /// ``timing(total:)`` gives, in the same text), written straight into a response body:
+    /// no objects and no buffer made per request (see `ResponseExtensions(writingMembers:)`).
+    func writeTiming(total: Duration, into body: inout [UInt8]) {
+        let (seconds, attoseconds) = total.components
+        let totalNanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        let provider = providerNanoseconds.load(ordering: .relaxed)
+        body.append(contentsOf: #""timing":{"totalMs":"#.utf8)
+        Self.writeMilliseconds(totalNanoseconds, into: &body)
+        body.append(contentsOf: #","providerMs":"#.utf8)
+        Self.writeMilliseconds(provider, into: &body)
+        body.append(contentsOf: #","databaseMs":"#.utf8)
+        Self.writeMilliseconds(databaseTime.nanoseconds, into: &body)
+        body.append(contentsOf: #","gatewayMs":"#.utf8)
+        Self.writeMilliseconds(max(0, totalNanoseconds - provider), into: &body)
+        body.append(UInt8(ascii: "}"))
+    }
+
+    /// ``milliseconds(_:)`` as JSON writes it (a `Double`'s shortest form: a short string, held inline).
+    private static func writeMilliseconds(_ nanoseconds: Int64, into body: inout [UInt8]) {
+        var text = milliseconds(nanoseconds).description
+        text.withUTF8 { body.append(contentsOf: $0) }
+    }
+
     /// Milliseconds with microsecond precision.
     static func milliseconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds / 1000) / 1000 }
 
