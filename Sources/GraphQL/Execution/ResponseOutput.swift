@@ -74,6 +74,8 @@ final class ResultNode {
     init(isList: Bool, keys: [String]) {
         self.isList = isList
         self.keys = keys
+        // The usual node: a run of bytes, a pending part, the run after it (one allocation, not two).
+        slots.reserveCapacity(4)
     }
 
     /// Writes the finished value into `output`; false when a non-null position
@@ -220,7 +222,8 @@ struct ByteOutput: ResponseOutput, ~Copyable {
     var spilled: [UInt8] = []
 
     /// The largest spill store so far (capped), reserved by the next one that spills.
-    private static let spillHint = Atomic<Int>(256)
+    /// (Internal for a test.)
+    static let spillHint = Atomic<Int>(256)
     private static let maxSpillHint = 16 << 10
     /// Room left after a finished response for a host to append a member in place
     /// (`"extensions":{...}`: the Gateway's `extensions.timing` is about 100 bytes).

@@ -1,5 +1,6 @@
 @testable import GraphQL
 import JSON
+import Synchronization
 import Testing
 
 /// The per-request work the cached path skips: each test checks the mechanism's
@@ -171,5 +172,15 @@ import Testing
             GraphQLRequest(query: #"{ a: later(v: "1") { v } now b: later(v: "2") { v } c: later(v: "3") { v } }"#),
             rootValue: JSONValue.object(["now": "n"])).body()
         #expect(String(decoding: body, as: UTF8.self) == #"{"data":{"a":{"v":"1"},"now":"n","b":{"v":"2"},"c":{"v":"3"}}}"#)
+    }
+
+    @Test func theSpillStoreIsSizedFromEarlierResponses() async throws {
+        var resolvers = SchemaResolvers()
+        let text = String(repeating: "x", count: 600)
+        resolvers.field("Query", "later", .async { _ in JSONValue.object(["v": .string(text)]) })
+        let schema = try GraphQLSchema(sdl: "type Query { later: Box } type Box { v: String }", resolvers: resolvers)
+        let engine = GraphQLEngine(schema: schema)
+        _ = await engine.executeEncoded(GraphQLRequest(query: "{ later { v } }")).body()
+        #expect(ByteOutput.spillHint.load(ordering: .relaxed) >= 600, "the next execution should reserve room for what this one moved out")
     }
 }
