@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JSON
 @testable import Providers
 import PaymentsCore
 
@@ -130,5 +131,19 @@ import PaymentsCore
         #expect(WebhookRequest(headers: [("x-wébhook", "v")], body: []).header("x-wÉbhook") == nil)
         #expect(WebhookRequest(headers: [("x-wébhook", "v")], body: []).header("X-WéBHOOK") == "v")
         #expect(WebhookRequest(headers: [("`{", "v")], body: []).header("@[") == nil)
+    }
+
+    /// A body the caller has parsed already (`parsedJSON`: the Gateway parses an authentic body once, for its event
+    /// and its redacted copy) is read from that parse, not parsed again; without one, from the bytes.
+    @Test func razorpayReadsTheCallersParseWhenGiven() throws {
+        let body = try Fixture.sample("razorpay", "webhook_payment_authorized")
+        let alone = try Webhooks.event(provider: .razorpay, request: WebhookRequest(headers: [], body: body))
+        let parsed = try JSONParser.parse(body)
+        let given = try Webhooks.event(provider: .razorpay, request: WebhookRequest(headers: [], body: body, parsedJSON: parsed))
+        #expect(given == alone)
+        // Proof that the parse is the one read: a parse of other bytes (which a caller must never pass) wins over the body.
+        let other = try JSONParser.parse(Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: alone.paymentID ?? "", with: "pay_fromTheParse").utf8))
+        let read = try Webhooks.event(provider: .razorpay, request: WebhookRequest(headers: [], body: body, parsedJSON: other))
+        #expect(read.paymentID == "pay_fromTheParse")
     }
 }

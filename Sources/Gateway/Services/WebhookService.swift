@@ -54,9 +54,11 @@ struct WebhookService: Sendable {
         // Authentic: from here on read with any NUL as U+FFFD (PostgreSQL stores none; ``NULReplacement``).
         // The hash that de-duplicates stays the one of the bytes received.
         let body = NULReplacement.replaced(in: body, form: provider == .instamojo) ?? body
+        // Parsed once, for the event (Razorpay's reader) and for the redacted copy stored.
+        let parsed = try? JSONParser.parse(body)
         let event: WebhookEvent
         do {
-            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: headers, body: body))
+            event = try Webhooks.event(provider: provider, request: WebhookRequest(headers: headers, body: body, parsedJSON: parsed))
         } catch {
             // Authentic but not understood: kept (redacted) for ops, acknowledged so the provider stops retrying.
             try await store(provider: provider, eventID: "sha256:" + Encoding.hex(bodyHash), type: "UNDOCUMENTED", bodyHash: bodyHash,
@@ -65,7 +67,7 @@ struct WebhookService: Sendable {
         }
         // Stored and applied with whatever else arrives meanwhile, in one transaction (group commit);
         // answered once that transaction committed.
-        return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body, provider: provider)))
+        return try await intake.submit(WebhookDelivery(event: event, body: body, bodyHash: bodyHash, payload: Self.redactedPayload(body, provider: provider, parsed: parsed)))
     }
 
     /// Applies an event alone in its transaction (``reprocess(eventID:)``; `body` as received, or as the
@@ -218,7 +220,13 @@ struct WebhookService: Sendable {
     /// value, as the event is read; jsonb orders the keys its own way), so ops see it and it can be
     /// reprocessed.
     static func redactedPayload(_ body: [UInt8], provider: ProviderName) -> PostgresJSONB {
-        if let parsed = try? JSONParser.parse(body) {
+        redactedPayload(body, provider: provider, parsed: try? JSONParser.parse(body))
+    }
+
+    /// ``redactedPayload(_:provider:)`` of a body the caller has parsed already (`parsed`: `JSONParser.parse`'s
+    /// value, nil when the body is not JSON).
+    static func redactedPayload(_ body: [UInt8], provider: ProviderName, parsed: JSONValue?) -> PostgresJSONB {
+        if let parsed {
             return PostgresJSONB(text: JSONWriter.string(WebhookRedaction.redact(parsed)))
         }
         guard provider == .instamojo, let pairs = URLEncodedForm.decodeStrictly(body) else { return PostgresJSONB(text: "{}") }

@@ -1,4 +1,5 @@
 import Crypto
+public import JSON
 public import PaymentsCore
 
 /// A webhook exactly as it arrived: headers and the raw body bytes.
@@ -9,11 +10,16 @@ public struct WebhookRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The raw body.
     public var body: [UInt8]
+    /// `body` as `JSONParser.parse` reads it, when the caller has already parsed it (the Gateway parses an
+    /// authentic body once, for its event and for the redacted copy it stores); nil: a reader that wants the
+    /// JSON parses `body` itself. Only a value parsed from exactly `body` belongs here.
+    public var parsedJSON: JSONValue?
 
     /// Creates the value from its fields.
-    public init(headers: [(name: String, value: String)], body: [UInt8]) {
+    public init(headers: [(name: String, value: String)], body: [UInt8], parsedJSON: JSONValue? = nil) {
         self.headers = headers
         self.body = body
+        self.parsedJSON = parsedJSON
     }
 
     /// The value of the first header named `name` (ASCII case-insensitive).

@@ -18,9 +18,10 @@ struct WebhookJSON {
     let value: JSONValue
 
     /// The body's top-level object; nil when it is not one, does not parse, or repeats a member name
-    /// in one object (the parser keeps the last, `JSONDecoder` the first).
-    static func parse(_ body: [UInt8]) -> WebhookJSON? {
-        guard let value = try? JSONParser.parse(body), case .object = value, !mayRepeatAName(body) else { return nil }
+    /// in one object (the parser keeps the last, `JSONDecoder` the first). `parsed`: `body` as the caller
+    /// already parsed it with `JSONParser.parse` (``WebhookRequest/parsedJSON``), not parsed again.
+    static func parse(_ body: [UInt8], parsed: JSONValue? = nil) -> WebhookJSON? {
+        guard let value = parsed ?? (try? JSONParser.parse(body)), case .object = value, !mayRepeatAName(body) else { return nil }
         return WebhookJSON(value: value)
     }
 

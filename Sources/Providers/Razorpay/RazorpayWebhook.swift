@@ -1,4 +1,5 @@
 import PaymentsCore
+import JSON
 /// Razorpay signatures (docs/providers/razorpay.md §5): extract the signed message and the
 /// presented signature; ``WebhookVerifier`` does the constant-time check.
 enum RazorpayWebhook {
@@ -32,7 +33,7 @@ extension RazorpayWebhook {
     /// entities are read when present; amounts are integer paise.
     static func event(_ request: WebhookRequest) throws(ProviderError) -> WebhookEvent {
         // The project's parser first (``WebhookJSON``); `JSONDecoder` for whatever it gives up on.
-        let read = WireCoding.numbersAreShort(request.body) ? RazorpayWebhookEvent(webhookJSON: request.body) : nil
+        let read = WireCoding.numbersAreShort(request.body) ? RazorpayWebhookEvent(webhookJSON: request.body, parsed: request.parsedJSON) : nil
         switch read.map(Result.success) ?? WireCoding.decodeOrExplain(RazorpayWebhookEvent.self, from: request.body) {
         case .failure(let failure): throw .webhookPayload(.razorpay, failure.message)
         case .success(let wire): return try event(wire, request: request)
@@ -74,9 +75,10 @@ extension RazorpayWebhook {
 
 extension RazorpayWebhookEvent {
     /// The envelope read by ``WebhookJSON``, member by member as its `Decodable` conformance reads
-    /// it; nil where that reader gives up (the caller then uses `JSONDecoder`).
-    init?(webhookJSON body: [UInt8]) {
-        guard let root = WebhookJSON.parse(body) else { return nil }
+    /// it; nil where that reader gives up (the caller then uses `JSONDecoder`). `parsed`: `body` already
+    /// parsed by the caller (``WebhookRequest/parsedJSON``).
+    init?(webhookJSON body: [UInt8], parsed: JSONValue? = nil) {
+        guard let root = WebhookJSON.parse(body, parsed: parsed) else { return nil }
         do {
             let payload = try root.object("payload")
             var read = Payload()
