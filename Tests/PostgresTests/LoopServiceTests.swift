@@ -59,4 +59,49 @@ import Testing
         #expect(seen.runs.load(ordering: .relaxed) == afterDetach)
         #expect(seen.bytesRead.load(ordering: .relaxed) == 1)
     }
+
+    /// A service whose descriptor never becomes readable and which never asks for a delay runs
+    /// only when asked (`requestRun`): from another thread (which wakes the loop) and from a
+    /// task running on its own I/O thread (a flag the loop reads after the turn's tasks).
+    @Test(.timeLimit(.minutes(1))) func aServiceAskedForARunRunsWithoutItsDescriptor() async throws {
+        // One connection: its results resume tasks on its loop's thread, where the service is attached.
+        let pool = try await TestDatabase.pool(maxConnections: 1)
+        defer { pool.shutdown() }
+        let index = try await pool.withIOExecutor {
+            _ = try await pool.query("SELECT 1").single(Int64.self)
+            let loops = PostgresIOExecutor.shared.loops
+            return loops.firstIndex { $0 === PostgresIOExecutor.shared.currentLoop } ?? 0
+        }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let seen = Seen()
+        let service = pool.attachToIOThread(index, descriptor: ends[0]) {
+            seen.runs.add(1, ordering: .relaxed)
+            if PostgresIOExecutor.shared.currentLoop !== PostgresIOExecutor.shared.loops[index] { seen.offLoop.add(1, ordering: .relaxed) }
+            return -1  // only when readable (never here) or asked
+        }
+        defer { service.detach() }
+        // A new service runs once at once.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while seen.runs.load(ordering: .relaxed) < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let first = seen.runs.load(ordering: .relaxed)
+        #expect(first == 1)
+        // From this (non-loop) thread.
+        service.requestRun()
+        while seen.runs.load(ordering: .relaxed) < first + 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(seen.runs.load(ordering: .relaxed) == first + 1)
+        // From a task on the loop's thread, after a statement's result resumed it there.
+        let onLoop = try await pool.withIOExecutor {
+            _ = try await pool.query("SELECT 1").single(Int64.self)
+            let onLoop = PostgresIOExecutor.shared.currentLoop === PostgresIOExecutor.shared.loops[index]
+            service.requestRun()
+            return onLoop
+        }
+        #expect(onLoop, "the request is made on the service's own thread")
+        while seen.runs.load(ordering: .relaxed) < first + 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(seen.runs.load(ordering: .relaxed) == first + 2)
+        #expect(seen.offLoop.load(ordering: .relaxed) == 0)
+    }
 }

@@ -32,7 +32,9 @@ import Glibc
 /// It may also serve other descriptors (`PostgresLoopService`: an HTTP server's
 /// event loop), polled with its connections; their functions run after the
 /// connections' results are read, and the statements of the tasks they start
-/// leave at the top of the next turn with the others.
+/// leave at the top of the next turn with the others. A service asked for a run
+/// (`requestRun`, e.g. by a task that finished here and resumed an HTTP
+/// connection) runs right after the turn's tasks, before the loop polls.
 ///
 /// `@unchecked Sendable`: `deferred` is only touched on the loop thread
 /// (`deferSend` is only called there, `isCurrentThread` checked just before,
@@ -177,8 +179,13 @@ final class PostgresEventLoop: @unchecked Sendable {
         var services: [PostgresLoopService] = []
         /// When each service must run again, whether or not its descriptor is readable.
         var serviceDeadlines: [ContinuousClock.Instant?] = []
+        /// Whether requested service runs may be served before polling (once between two polls).
+        var mayServeRequested = true
+        /// Jobs ran in the turn before the requested services were served (see `ranJobs`).
+        var ranJobsBeforeServing = false
         while true {
-            let ranJobs = runTurn(&batch, &sending, executor)
+            let ranJobs = runTurn(&batch, &sending, executor) || ranJobsBeforeServing
+            ranJobsBeforeServing = false
             let (moreJobs, snapshot): (Bool, ([PostgresConnection], [PostgresLoopService])?) = shared.withLock { shared in
                 guard shared.pollDirty else { return (!shared.jobs.isEmpty, nil) }
                 shared.pollDirty = false
@@ -191,6 +198,18 @@ final class PostgresEventLoop: @unchecked Sendable {
                 serviceDeadlines = current.map { previous[ObjectIdentifier($0)] ?? .now }
                 services = current
             }
+            // Services asked for a run (an HTTP connection resumed by the tasks just run: its
+            // response is written now, not after a poll that a wake-up would have to end). Then
+            // round again, so that what they started is sent at the top. Once between two polls:
+            // requests made meanwhile are served after the next poll, which then does not wait.
+            if mayServeRequested, Self.serveRequested(services, &serviceDeadlines) {
+                mayServeRequested = false
+                ranJobsBeforeServing = ranJobs
+                continue
+            }
+            mayServeRequested = true
+            let runPending = services.contains { $0.hasRunRequest }
+            let moreWork = moreJobs || runPending
             let awaiting = Self.connectionsAwaitingResults(watched)
             awaitingConnections.store(awaiting, ordering: .relaxed)
             fds.removeAll(keepingCapacity: true)
@@ -208,7 +227,7 @@ final class PostgresEventLoop: @unchecked Sendable {
             }
             var ready: Int32
             var sentAt: ContinuousClock.Instant?
-            if !moreJobs, ranJobs, awaiting + executor.connectionsAwaitingResults(besides: self) <= 1 {
+            if !moreWork, ranJobs, awaiting + executor.connectionsAwaitingResults(besides: self) <= 1 {
                 // Tasks run here (`withIOExecutor`) and just sent statements: their results
                 // usually arrive within tens of microseconds. When the policy says so, look for
                 // them for a short while before sleeping, yielding the core to anything else
@@ -235,7 +254,7 @@ final class PostgresEventLoop: @unchecked Sendable {
                 }
                 if ready == 0 { ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), idle ? sleepLimit : 0) } }
             } else {
-                ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreJobs ? 0 : sleepLimit) }
+                ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), moreWork ? 0 : sleepLimit) }
             }
             if let sentAt, ready > 0, watched.indices.contains(where: { fds[$0 + 1].revents != 0 }) {
                 // A result (not only a wake-up) ended the wait: how long it took in this mode.
@@ -274,18 +293,32 @@ final class PostgresEventLoop: @unchecked Sendable {
                 let first = watched.count + 1
                 for index in services.indices {
                     let due = serviceDeadlines[index].map { $0 <= now } ?? false
-                    guard fds[first + index].revents != 0 || due else { continue }
-                    switch services[index].serve() {
-                    case nil:
-                        serviceDeadlines[index] = nil  // detached: dropped at the next snapshot
-                    case let delay? where delay >= 0:
-                        serviceDeadlines[index] = .now + .milliseconds(Int64(delay))
-                    case _?:
-                        serviceDeadlines[index] = nil
-                    }
+                    // Taken whatever else makes it run: this run answers the request too.
+                    let requested = services[index].takeRunRequest()
+                    guard fds[first + index].revents != 0 || due || requested else { continue }
+                    serviceDeadlines[index] = Self.nextDeadline(services[index].serve())
                 }
             }
         }
+    }
+
+    /// Runs the services that asked for a run (`PostgresLoopService.requestRun`); returns
+    /// whether any did. Loop thread only.
+    private static func serveRequested(_ services: [PostgresLoopService], _ deadlines: inout [ContinuousClock.Instant?]) -> Bool {
+        var served = false
+        for index in services.indices where services[index].takeRunRequest() {
+            served = true
+            deadlines[index] = nextDeadline(services[index].serve())
+        }
+        return served
+    }
+
+    /// When a service must run again, from what its run returned: the milliseconds it asked
+    /// for, never (-1: only when readable or asked), or never again (nil: detached, dropped
+    /// at the next snapshot).
+    private static func nextDeadline(_ delay: Int32?) -> ContinuousClock.Instant? {
+        guard let delay, delay >= 0 else { return nil }
+        return .now + .milliseconds(Int64(delay))
     }
 
     /// How many of `connections` have statements in flight, counting to 2 at most (at
