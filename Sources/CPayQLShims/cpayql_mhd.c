@@ -6,7 +6,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -47,8 +46,11 @@ struct MHD_Daemon *cpayql_mhd_start(const struct cpayql_mhd_config *config,
     // daemon's Date is suppressed and cpayql_mhd_respond adds one formatted once a
     // second per thread. Responses libmicrohttpd makes itself (a malformed request
     // line, headers over the limit) then go without Date.
-    unsigned int flags = (config->external ? MHD_USE_EPOLL : MHD_USE_EPOLL_INTERNAL_THREAD) | MHD_ALLOW_SUSPEND_RESUME |
-                         MHD_USE_ITC | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
+    // An external daemon has no inter-thread channel (libmicrohttpd 0.9.75 drops MHD_USE_ITC
+    // without an internal thread): whoever resumes one of its connections asks its loop for a
+    // run (HTTPServerEventLoop), which costs nothing on the loop's own thread.
+    unsigned int flags = (config->external ? MHD_USE_EPOLL : MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC) |
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_SUPPRESS_DATE_NO_CLOCK;
     // Only when asked: the option given as 0 would forbid reuse, not leave the default.
     struct MHD_OptionItem reuse[] = {
         {config->reuse_port ? MHD_OPTION_LISTENING_ADDRESS_REUSE : MHD_OPTION_END, 1, NULL},
@@ -93,49 +95,26 @@ int cpayql_port_in_use(const char *host, uint16_t port) {
     return in_use;
 }
 
-int cpayql_mhd_loop_open(struct MHD_Daemon *daemon, int *loop_fd, int *wake_fd) {
+int cpayql_mhd_epoll_fd(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
-    if (info == NULL || info->epoll_fd < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    int set = epoll_create1(EPOLL_CLOEXEC);
-    if (set < 0) return -1;
-    int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake < 0) {
-        close(set);
-        return -1;
-    }
-    struct epoll_event event;
-    memset(&event, 0, sizeof event);
-    event.events = EPOLLIN;
-    event.data.fd = info->epoll_fd;
-    int added = epoll_ctl(set, EPOLL_CTL_ADD, info->epoll_fd, &event);
-    event.data.fd = wake;
-    if (added != 0 || epoll_ctl(set, EPOLL_CTL_ADD, wake, &event) != 0) {
-        int saved = errno;
-        close(wake);
-        close(set);
-        errno = saved;
-        return -1;
-    }
-    *loop_fd = set;
-    *wake_fd = wake;
-    return 0;
+    return info == NULL ? -1 : info->epoll_fd;
 }
 
-void cpayql_mhd_wake(int wake_fd) {
-    uint64_t one = 1;
-    // A full counter (never: it is cleared at every run) would still leave it readable.
-    (void)!write(wake_fd, &one, sizeof one);
-}
-
-int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon, int wake_fd) {
-    uint64_t count;
-    (void)!read(wake_fd, &count, sizeof count);
-    (void)MHD_run(daemon);
+int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon) {
+    // libmicrohttpd 0.9.75 (epoll, daemon.c MHD_epoll and call_handlers) moves a resumed
+    // connection one step per run: the first run resumes it and queues its response, the
+    // second writes it, the third finds the socket empty (a resumed connection is marked
+    // readable, since it may have missed an edge while suspended) and puts it back into the
+    // epoll set. Between the steps MHD_get_timeout answers 0 (the connection is on the ready
+    // list). Run again here instead of going back to the loop, which would poll its
+    // descriptors before each step; a fourth run is the bound (something still ready then is
+    // run at the loop's next turn, the timeout being 0).
     MHD_UNSIGNED_LONG_LONG timeout = 0;
-    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    for (int run = 0; run < 4; run++) {
+        (void)MHD_run(daemon);
+        if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+        if (timeout > 0) break;
+    }
     return timeout > INT32_MAX ? INT32_MAX : (int32_t)timeout;
 }
 

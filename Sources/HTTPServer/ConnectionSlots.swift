@@ -17,18 +17,18 @@ final class ConnectionSlot: Sendable {
     let descriptor: Int32
     /// The pool thread's daemon serving the connection (its address: slots are counted per thread).
     let worker: UInt
-    /// The eventfd that wakes the event loop running that daemon after the connection is
-    /// resumed (`cpayql_mhd_wake`); -1 for a daemon with threads of its own.
-    let wakeDescriptor: Int32
+    /// Asks the event loop running that daemon for a run after the connection is resumed;
+    /// nil for a daemon with threads of its own.
+    let waker: LoopWaker?
     /// Milliseconds on `cpayql_monotonic_coarse_ms`'s clock since the connection
     /// has been waiting for a request head; `0` while a request is in progress.
     let headSince: Atomic<Int64>
 
-    init(id: UInt64, descriptor: Int32, worker: UInt, now: Int64, wakeDescriptor: Int32 = -1) {
+    init(id: UInt64, descriptor: Int32, worker: UInt, now: Int64, waker: LoopWaker? = nil) {
         self.id = id
         self.descriptor = descriptor
         self.worker = worker
-        self.wakeDescriptor = wakeDescriptor
+        self.waker = waker
         self.headSince = Atomic(max(1, now))
     }
 }

@@ -54,8 +54,8 @@ public final class HTTPResponseStream: Sendable {
 
     private struct State {
         var connection: OpaquePointer?
-        /// The eventfd of the event loop running the connection's daemon (-1: none).
-        var wakeDescriptor: Int32 = -1
+        /// Asks the event loop running the connection's daemon for a run (nil: none).
+        var waker: LoopWaker?
         var buffer: [UInt8] = []
         /// Bytes of `buffer` already handed to libmicrohttpd.
         var sent = 0
@@ -96,7 +96,7 @@ public final class HTTPResponseStream: Sendable {
     /// Appends `bytes` to the body. Never blocks.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> WriteResult {
-        let (result, resume) = state.withLock { state -> (WriteResult, (connection: OpaquePointer, wake: Int32)?) in
+        let (result, resume) = state.withLock { state -> (WriteResult, (connection: OpaquePointer, waker: LoopWaker?)?) in
             guard !state.closed, !state.finishing, state.failure == nil else { return (.closed, nil) }
             if state.buffered + bytes.count > maxBufferedBytes {
                 state.failure = .overflow
@@ -118,7 +118,7 @@ public final class HTTPResponseStream: Sendable {
 
     /// Ends the body once everything written so far has been handed to the connection.
     public func finish() {
-        let resume = state.withLock { state -> (connection: OpaquePointer, wake: Int32)? in
+        let resume = state.withLock { state -> (connection: OpaquePointer, waker: LoopWaker?)? in
             guard !state.closed, state.failure == nil else { return nil }
             state.finishing = true
             return Self.takeResume(&state)
@@ -133,7 +133,7 @@ public final class HTTPResponseStream: Sendable {
 
     /// Ends the stream now with `reason` (the server: client gone, shutdown; or never sent).
     func fail(_ reason: CloseReason) {
-        let resume = state.withLock { state -> (connection: OpaquePointer, wake: Int32)? in
+        let resume = state.withLock { state -> (connection: OpaquePointer, waker: LoopWaker?)? in
             guard !state.closed, state.failure == nil else { return nil }
             state.failure = reason
             return Self.takeResume(&state)
@@ -143,10 +143,10 @@ public final class HTTPResponseStream: Sendable {
     }
 
     /// The connection to resume, when the reader had suspended it (cleared: resumed once).
-    private static func takeResume(_ state: inout State) -> (connection: OpaquePointer, wake: Int32)? {
+    private static func takeResume(_ state: inout State) -> (connection: OpaquePointer, waker: LoopWaker?)? {
         guard state.suspended, let connection = state.connection else { return nil }
         state.suspended = false
-        return (connection, state.wakeDescriptor)
+        return (connection, state.waker)
     }
 
     /// A stream never given to a connection ends as soon as it fails (nobody will read it).
@@ -162,19 +162,19 @@ public final class HTTPResponseStream: Sendable {
 
     // MARK: Server side
 
-    /// Called on the connection's thread just before the response is queued; `wakeDescriptor`
-    /// wakes the event loop running the connection's daemon (-1: none, see `ConnectionSlot`).
-    func attach(_ connection: OpaquePointer, wakeDescriptor: Int32 = -1) {
+    /// Called on the connection's thread just before the response is queued; `waker` asks
+    /// the event loop running the connection's daemon for a run (nil: none, see `ConnectionSlot`).
+    func attach(_ connection: OpaquePointer, waker: LoopWaker? = nil) {
         state.withLock { state in
             state.connection = connection
-            state.wakeDescriptor = wakeDescriptor
+            state.waker = waker
         }
     }
 
     /// Resumes a connection the reader suspended (and wakes its event loop, if it has one).
-    private static func resume(_ resume: (connection: OpaquePointer, wake: Int32)) {
+    private static func resume(_ resume: (connection: OpaquePointer, waker: LoopWaker?)) {
         MHD_resume_connection(resume.connection)
-        if resume.wake >= 0 { cpayql_mhd_wake(resume.wake) }
+        resume.waker?.wake()
     }
 
     /// libmicrohttpd's content reader: buffered bytes, the end, or suspension until the next write.

@@ -24,8 +24,6 @@ public final class HTTPServer: Sendable {
     private let daemons: [DaemonHandle]
     /// Stop each event loop's service (empty without event loops).
     private let detachers: [@Sendable () -> Void]
-    /// The event loops' descriptors (`cpayql_mhd_loop_open`), closed after the daemons stop.
-    private let loopDescriptors: [Int32]
     private let core: ServerCore
     private let state = Locked<LifeState>(.running)
     private let sweeper: Task<Void, Never>
@@ -94,27 +92,27 @@ public final class HTTPServer: Sendable {
             // The loops' daemons share the port the first one bound (port 0: an ephemeral one).
             if index == 0 { port = Int(cpayql_mhd_bound_port(started)) }
         }
-        // Each loop polls an epoll set of its daemon's epoll descriptor and a wake-up eventfd.
-        var loopDescriptors: [(loop: Int32, wake: Int32)] = []
+        // Each loop polls its daemon's epoll descriptor and runs the daemon when it is readable,
+        // when the daemon's timeout says, and when a connection of the daemon was resumed (the
+        // waker asks the loop; on the loop's own thread, where handlers finish, for free).
+        var epollDescriptors: [Int32] = []
         for daemon in daemons.prefix(loops.count) {
-            var loopDescriptor: Int32 = -1
-            var wakeDescriptor: Int32 = -1
-            guard cpayql_mhd_loop_open(daemon.pointer, &loopDescriptor, &wakeDescriptor) == 0 else {
+            let descriptor = cpayql_mhd_epoll_fd(daemon.pointer)
+            guard descriptor >= 0 else {
                 for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
-                for pair in loopDescriptors { _ = closeDescriptor(pair.loop); _ = closeDescriptor(pair.wake) }
-                throw HTTPServerError(description: "could not set up an event loop's descriptors for libmicrohttpd")
+                throw HTTPServerError(description: "libmicrohttpd gave no epoll descriptor for an event loop")
             }
-            loopDescriptors.append((loopDescriptor, wakeDescriptor))
-            core.wakeDescriptors.withLock { $0[UInt(bitPattern: daemon.pointer)] = wakeDescriptor }
+            epollDescriptors.append(descriptor)
+            core.wakers.withLock { $0[UInt(bitPattern: daemon.pointer)] = LoopWaker() }
         }
         var detachers: [@Sendable () -> Void] = []
-        for ((loop, daemon), descriptors) in zip(zip(loops, daemons), loopDescriptors) {
-            let wake = descriptors.wake
-            detachers.append(loop.attach(descriptors.loop) { cpayql_mhd_serve(daemon.pointer, wake) })
+        for ((loop, daemon), descriptor) in zip(zip(loops, daemons), epollDescriptors) {
+            let attachment = loop.attach(descriptor) { cpayql_mhd_serve(daemon.pointer) }
+            core.wakers.withLock { $0[UInt(bitPattern: daemon.pointer)] }?.connect(attachment.requestRun)
+            detachers.append(attachment.detach)
         }
         self.daemons = daemons
         self.detachers = detachers
-        self.loopDescriptors = loopDescriptors.flatMap { [$0.loop, $0.wake] }
         self.core = core
         self.port = port
         let headDeadlineMilliseconds = Int64(limits.requestHeadDeadline.components.seconds) * 1000
@@ -233,7 +231,6 @@ public final class HTTPServer: Sendable {
         // An event loop must no longer run a daemon being stopped (this waits for a run in progress).
         for detach in detachers { detach() }
         for daemon in daemons { MHD_stop_daemon(daemon.pointer) }
-        for descriptor in loopDescriptors { _ = closeDescriptor(descriptor) }
     }
 }
 

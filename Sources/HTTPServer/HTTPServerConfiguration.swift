@@ -102,14 +102,32 @@ public struct HTTPServerConfiguration: Sendable {
 /// A thread running an event loop that the server's work can run on
 /// (`HTTPServerConfiguration.eventLoops`).
 public struct HTTPServerEventLoop: Sendable {
+    /// What `attach` returns: how to stop the service, and how to ask for a run of it.
+    public struct Attachment: Sendable {
+        /// Stops serving: once it returns, the service is not running and is never called
+        /// again. Never called from inside the service.
+        public var detach: @Sendable () -> Void
+        /// Asks the loop to call the service at its next turn although its descriptor may not
+        /// be readable (a connection was resumed). From any thread; on the loop's own thread
+        /// it must cost no system call (the loop checks a flag after running its tasks), from
+        /// another it wakes the loop.
+        public var requestRun: @Sendable () -> Void
+
+        /// An attachment with these two functions.
+        public init(detach: @escaping @Sendable () -> Void, requestRun: @escaping @Sendable () -> Void) {
+            self.detach = detach
+            self.requestRun = requestRun
+        }
+    }
+
     /// Starts serving: the loop calls `service` on its thread whenever `descriptor` is
-    /// readable, and again once the milliseconds `service` last returned have passed
-    /// (-1: only when readable). Returns the function that stops it: once that returns,
-    /// `service` is not running and is never called again. `service` never blocks.
-    public var attach: @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> @Sendable () -> Void
+    /// readable, when asked to (`Attachment.requestRun`), and again once the milliseconds
+    /// `service` last returned have passed (-1: only when readable or asked). The loop may
+    /// run `service` before `attach` returns. `service` never blocks.
+    public var attach: @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> Attachment
 
     /// A loop that serves through `attach`.
-    public init(attach: @escaping @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> @Sendable () -> Void) {
+    public init(attach: @escaping @Sendable (_ descriptor: Int32, _ service: @escaping @Sendable () -> Int32) -> Attachment) {
         self.attach = attach
     }
 }

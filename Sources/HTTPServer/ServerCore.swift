@@ -39,10 +39,10 @@ final class ServerCore: Sendable {
     private let threadSliceNanoseconds: UInt64
     /// Each handler task's executor preference (nil: the global executor).
     private let taskExecutor: (any TaskExecutor)?
-    /// Event-loop daemons (by address) and the eventfd that wakes each one's loop
-    /// (`cpayql_mhd_loop_open`); empty for a daemon with threads of its own. Set before
-    /// the loops start running the daemons.
-    let wakeDescriptors = Locked<[UInt: Int32]>([:])
+    /// Event-loop daemons (by address) and what asks each one's loop for a run after a
+    /// connection is resumed; empty for a daemon with threads of its own. Set before the
+    /// loops start running the daemons.
+    let wakers = Locked<[UInt: LoopWaker]>([:])
 
     init(
         handler: any HTTPHandler, limits: HTTPServerConfiguration.Limits, logger: (any RequestLogger)?,
@@ -73,8 +73,8 @@ final class ServerCore: Sendable {
         guard cpayql_mhd_connection_socket(connection, &descriptor, &worker) == 0 else { return nil }
         let id = connectionCounter.add(1, ordering: .relaxed).newValue
         let daemon = UInt(bitPattern: worker)
-        let wake = wakeDescriptors.withLock { $0[daemon] } ?? -1
-        let slot = ConnectionSlot(id: id, descriptor: descriptor, worker: daemon, now: cpayql_monotonic_coarse_ms(), wakeDescriptor: wake)
+        let waker = wakers.withLock { $0[daemon] }
+        let slot = ConnectionSlot(id: id, descriptor: descriptor, worker: daemon, now: cpayql_monotonic_coarse_ms(), waker: waker)
         // Without the watch a half-closed connection is still cut at the head deadline.
         if hangUpWatch >= 0 { _ = cpayql_hangup_watch_add(hangUpWatch, descriptor, id) }
         slots.withLock { table in
@@ -356,8 +356,9 @@ final class ServerCore: Sendable {
     private func resume(_ context: RequestContext) {
         _ = pending.withLock { $0.removeValue(forKey: ObjectIdentifier(context)) }
         MHD_resume_connection(context.connection)
-        // An event loop's daemon learns of it only through its loop (see `cpayql_mhd_loop_open`).
-        if let wake = context.slot?.wakeDescriptor, wake >= 0 { cpayql_mhd_wake(wake) }
+        // An event loop's daemon learns of it only through its loop (`LoopWaker`): on the loop's
+        // thread (a handler task finishing there) the loop runs the daemon right after its tasks.
+        context.slot?.waker?.wake()
     }
 
     /// Answers every suspended request past its deadline with 503.
@@ -431,7 +432,7 @@ final class ServerCore: Sendable {
         _ context: RequestContext, status: UInt32, headers packed: [UInt8], count: Int, stream: HTTPResponseStream
     ) -> MHD_Result {
         if draining.load(ordering: .relaxed) { stream.finish() }
-        stream.attach(context.connection, wakeDescriptor: context.slot?.wakeDescriptor ?? -1)
+        stream.attach(context.connection, waker: context.slot?.waker)
         context.streaming = true
         if let slot = context.slot { streams.withLock { $0[slot.id] = stream } }
         let retained = Unmanaged.passRetained(stream).toOpaque()

@@ -9,13 +9,16 @@ import Testing
 /// (one daemon each, sharing the port) instead of threads of its own.
 @Suite struct HTTPServerEventLoopTests {
     /// A poll loop on a thread of its own serving what is attached to it, the way the
-    /// PostgreSQL pool's I/O threads do (`PostgresPool.attachToIOThread`).
+    /// PostgreSQL pool's I/O threads do (`PostgresPool.attachToIOThread`). It sleeps until a
+    /// descriptor is readable, a service's delay has passed or it is woken (a service attached,
+    /// a run requested, stop): a resumed connection is answered only if the server asks.
     final class TestLoop: Sendable {
         /// A service and whether it is detached; the lock is held while it runs.
         final class Service: Sendable {
             let descriptor: Int32
             let body: @Sendable () -> Int32
             let detached = Mutex<Bool>(false)
+            let requested = Atomic<Bool>(false)
             init(descriptor: Int32, body: @escaping @Sendable () -> Int32) {
                 self.descriptor = descriptor
                 self.body = body
@@ -24,12 +27,22 @@ import Testing
 
         private let services = Mutex<[Service]>([])
         private let stopped = Atomic<Bool>(false)
+        /// The wake-up pipe (read end, write end).
+        private let wakeRead: Int32
+        private let wakeWrite: Int32
         /// The loop thread's id, once it runs.
         let threadID = Atomic<UInt>(0)
         /// How many times a service ran.
         let runs = Atomic<Int>(0)
+        /// How many of those runs were asked for (`Attachment.requestRun`).
+        let requestedRuns = Atomic<Int>(0)
 
         init() {
+            var ends: [Int32] = [0, 0]
+            precondition(pipe(&ends) == 0)
+            wakeRead = ends[0]
+            wakeWrite = ends[1]
+            _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
             let thread = Thread { [self] in run() }
             thread.start()
         }
@@ -38,40 +51,60 @@ import Testing
             HTTPServerEventLoop { [self] descriptor, body in
                 let service = Service(descriptor: descriptor, body: body)
                 services.withLock { $0.append(service) }
-                return {
-                    service.detached.withLock { $0 = true }
-                    self.services.withLock { $0.removeAll { $0 === service } }
-                }
+                wake()
+                return HTTPServerEventLoop.Attachment(
+                    detach: {
+                        service.detached.withLock { $0 = true }
+                        self.services.withLock { $0.removeAll { $0 === service } }
+                    },
+                    requestRun: {
+                        service.requested.store(true, ordering: .relaxed)
+                        self.wake()
+                    })
             }
         }
 
         /// Whether the caller runs on the loop thread.
         var isCurrent: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-        func stop() { stopped.store(true, ordering: .relaxed) }
+        func stop() {
+            stopped.store(true, ordering: .relaxed)
+            wake()
+        }
+
+        private func wake() {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
 
         private func run() {
             threadID.store(UInt(pthread_self()), ordering: .relaxed)
             var deadlines: [ObjectIdentifier: ContinuousClock.Instant] = [:]
             while !stopped.load(ordering: .relaxed) {
                 let current = services.withLock { $0 }
-                var fds = current.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-                // Short polls: a service attached meanwhile is picked up within 10 ms.
-                var timeout: Int32 = 10
+                var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                fds += current.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+                var timeout: Int32 = -1
                 for service in current {
-                    if let deadline = deadlines[ObjectIdentifier(service)] {
-                        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-                        timeout = min(timeout, Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
-                    }
+                    guard let deadline = deadlines[ObjectIdentifier(service)] else { timeout = 0; continue }
+                    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+                    let milliseconds = Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+                    timeout = timeout < 0 ? milliseconds : min(timeout, milliseconds)
                 }
                 _ = poll(&fds, nfds_t(fds.count), timeout)
+                if fds[0].revents != 0 {
+                    var buffer = [UInt8](repeating: 0, count: 64)
+                    while read(wakeRead, &buffer, buffer.count) > 0 {}
+                }
                 let now = ContinuousClock.now
                 for (index, service) in current.enumerated() {
                     let due = deadlines[ObjectIdentifier(service)].map { $0 <= now } ?? true
-                    guard fds[index].revents != 0 || due else { continue }
+                    let requested = service.requested.exchange(false, ordering: .relaxed)
+                    guard fds[index + 1].revents != 0 || due || requested else { continue }
                     let delay: Int32? = service.detached.withLock { detached in
                         guard !detached else { return nil }  // the loop only saw it in its old snapshot
                         runs.add(1, ordering: .relaxed)
+                        if requested { requestedRuns.add(1, ordering: .relaxed) }
                         return service.body()
                     }
                     guard let delay else { continue }
@@ -125,6 +158,31 @@ import Testing
             let counts = server.dispatchCounts
             #expect(counts.suspended >= 2)
         }
+    }
+
+    /// A connection resumed by a handler finishing elsewhere asks its daemon's loop for a run
+    /// (libmicrohttpd's external daemon has no inter-thread channel): the loop here sleeps
+    /// until woken, and the daemon's own timeout is the idle timeout (10 minutes), so without
+    /// the request the answer would not come before the client's 30 s timeout.
+    @Test func aResumedConnectionAsksItsLoopForARun() async throws {
+        let loop = TestLoop()
+        defer { loop.stop() }
+        let handler = ClosureHandler { request in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .text("resumed \(request.path)")
+        }
+        var configuration = HTTPServerConfiguration(eventLoops: [loop.eventLoop])
+        configuration.limits.idleTimeout = .seconds(600)
+        configuration.limits.requestDeadline = .seconds(600)
+        try await withServer(configuration, handler: handler) { server in
+            let texts = try await offPool {
+                let connection = try RawConnection(port: server.port, timeout: 30)
+                return try (0..<3).map { index in try connection.exchange("GET", "/\(index)").text }
+            }
+            #expect(texts == ["resumed /0", "resumed /1", "resumed /2"])
+            #expect(server.dispatchCounts.suspended >= 3)
+        }
+        #expect(loop.requestedRuns.load(ordering: .relaxed) >= 3)
     }
 
     @Test func aPortSomethingListensOnIsRefusedThoughTheLoopsShareTheirs() async throws {

@@ -58,21 +58,14 @@ void *cpayql_mhd_socket_context(struct MHD_Connection *connection);
 /// precise to a scheduler tick, for deadlines of seconds checked per request.
 int64_t cpayql_monotonic_coarse_ms(void);
 
-/// For an external daemon: `*loop_fd`, an epoll set holding the daemon's own epoll
-/// descriptor and `*wake_fd`, an eventfd (libmicrohttpd 0.9.75 puts no inter-thread
-/// channel in an external daemon's epoll set, so a connection resumed from another
-/// thread would wait for the daemon's next timeout: cpayql_mhd_wake after
-/// MHD_resume_connection makes `*loop_fd` readable). Returns 0, or -1 (errno set).
-/// Close both after MHD_stop_daemon.
-int cpayql_mhd_loop_open(struct MHD_Daemon *daemon, int *loop_fd, int *wake_fd);
+/// An external daemon's epoll descriptor (MHD_DAEMON_INFO_EPOLL_FD), for its event loop to
+/// poll: readable when a connection or the listening socket has an event; -1 if none.
+int cpayql_mhd_epoll_fd(struct MHD_Daemon *daemon);
 
-/// Makes the loop descriptor readable (cpayql_mhd_loop_open's `wake_fd`); any thread.
-void cpayql_mhd_wake(int wake_fd);
-
-/// Runs an external daemon once without waiting (clears `wake_fd`, then MHD_run) and
-/// returns the milliseconds until it must run again although its loop descriptor is
-/// not readable (-1: no deadline).
-int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon, int wake_fd);
+/// Runs an external daemon without waiting until it has nothing left to do at once (at most
+/// four MHD_run, see cpayql_mhd.c) and returns the milliseconds until it must run again although
+/// its epoll descriptor is not readable (-1: no deadline; 0: run again at the next turn).
+int32_t cpayql_mhd_serve(struct MHD_Daemon *daemon);
 
 /// The port the daemon actually bound (for port 0), or 0 if unknown.
 uint16_t cpayql_mhd_bound_port(struct MHD_Daemon *daemon);

@@ -11,7 +11,7 @@ extension PostgresPool {
         (0..<ioThreadCount).map { index in
             HTTPServerEventLoop { [self] descriptor, service in
                 let attached = attachToIOThread(index, descriptor: descriptor, service)
-                return { attached.detach() }
+                return HTTPServerEventLoop.Attachment(detach: { attached.detach() }, requestRun: { attached.requestRun() })
             }
         }
     }
