@@ -6,6 +6,8 @@
 #   PAYQL=/path/to/release/payql Benchmarks/gateway/cpu.sh [QUERY]   QUERY: order (default), order-id,
 #                                                                  order-customer, create
 #   CONNECTIONS=16 DURATION=5 ORDERS=100 PERF=1 (record a profile of the server: $OUT/perf.data)
+#   PERF_EVENTS='-e syscalls:sys_enter_write' (with PERF=1: record those events, with their call stacks,
+#   instead of CPU samples: where each system call comes from)
 #   SERVE_ARGS='--threads 1' (more flags for payql serve)
 #   SYSCALLS=1 (count the server's system calls per request, by call: perf stat of kernel tracepoints)
 #   MALLOCS=1 (malloc calls per request, through the uprobe `perf probe -x <libc.so.6> --add malloc` makes;
@@ -20,6 +22,9 @@ QUERY="${1:-order}"; CONNECTIONS="${CONNECTIONS:-16}"; DURATION="${DURATION:-5}"
 HERE=Benchmarks/gateway
 : "${PAYQL:?set PAYQL to a release payql}"
 OUT="${OUT:-$(mktemp -d /tmp/payql-cpu.XXXXXX)}"; mkdir -p "$OUT"
+# mktemp makes it 0700; the embedded cluster's data directory is created inside it by the
+# cluster's own user when PayQL runs as root, and postgres.pid is read from there below.
+chmod 755 "$OUT"
 PORT="${PORT:-18410}"
 PIDS=()
 cleanup() {
@@ -69,7 +74,7 @@ if [ "$QUERY" = create ]; then
   echo "$result"
   requests="${CREATES:-1000}"
 else
-  if [ "${PERF:-0}" = 1 ]; then perf record -F "${PERF_FREQ:-999}" -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
+  if [ "${PERF:-0}" = 1 ]; then perf record ${PERF_EVENTS:--F "${PERF_FREQ:-999}"} -g -p "$SERVER" -o "$OUT/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 & PERFPID=$!; fi
   if [ "${SYSCALLS:-0}" = 1 ]; then
     # The server's system calls (kernel tracepoints: no hardware counters needed), counted per request below.
     events=""

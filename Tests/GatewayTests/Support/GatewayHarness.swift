@@ -87,7 +87,10 @@ final class GatewayHarness: Sendable {
         // own (`payql serve` runs it on the pool's I/O threads, `--http-on-io-threads`): the I/O threads are
         // the process's, so every harness of a parallel test run would serve on the same two threads, and
         // the tests waiting with deadlines then wait for each other (ServeCommandTests run the real thing).
-        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, taskExecutor: pool.taskExecutor),
+        // `PAYQL_TEST_HTTP_ON_IO_THREADS=1 swift test --filter GatewayTests` runs it there anyway, to check that mode.
+        let onIOThreads = ProcessInfo.processInfo.environment["PAYQL_TEST_HTTP_ON_IO_THREADS"] == "1"
+        let server = try HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, taskExecutor: pool.taskExecutor,
+                                                                           eventLoops: onIOThreads ? pool.httpEventLoops : []),
                                     handler: handler)
         let base = "http://127.0.0.1:\(server.port)"
         var sandboxConfiguration = SandboxConfiguration(port: 0, webhookTargets: [WebhookTarget(base + "/webhooks")], faults: sandboxFaults)
