@@ -181,4 +181,23 @@ import Testing
         #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
         #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "B" })) == "B")
     }
+
+    /// `strictly` (a task on an I/O thread that also serves an HTTP server): the preferred
+    /// pipelined connection is taken however far ahead of the others it is, up to its depth.
+    @Test func aStrictPreferenceKeepsToThePreferredConnectionUpToItsDepth() {
+        var pool = state(max: 4, pipelined: 2, depth: 4)
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now) else { Issue.record("expected open"); return }
+        _ = pool.opened("A", kind: .shared, site: "", now: now)
+        // Strict or not, the second pipelined connection still opens first.
+        guard case .granted(.open) = pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" }, strictly: true) else {
+            Issue.record("expected the second pipelined connection to open"); return
+        }
+        _ = pool.opened("B", kind: .shared, site: "", now: now)
+        // A 1, B 1 → A 2, 3, 4 (the depth) although B carries 1.
+        for _ in 0..<3 {
+            #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" }, strictly: true)) == "A")
+        }
+        // A is at its depth: the least loaded takes it.
+        #expect(granted(pool.acquire(.shared, site: "", now: now, preferring: { $0 == "A" }, strictly: true)) == "B")
+    }
 }

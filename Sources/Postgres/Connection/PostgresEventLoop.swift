@@ -67,6 +67,12 @@ final class PostgresEventLoop: @unchecked Sendable {
     let registeredCount = Atomic<Int>(0)
     /// How many of its connections awaited results at the loop's last turn (read by the other loops).
     let awaitingConnections = Atomic<Int>(0)
+    /// How many services (`PostgresLoopService`) it serves; read by the pool (`servesOthers`).
+    private let serviceCount = Atomic<Int>(0)
+
+    /// Whether the thread also serves something besides its connections (an HTTP server's
+    /// event loop): tasks running here then keep strictly to its connections (`PostgresPool`).
+    var servesOthers: Bool { serviceCount.load(ordering: .relaxed) > 0 }
 
     init(name: String) {
         self.name = name
@@ -111,19 +117,23 @@ final class PostgresEventLoop: @unchecked Sendable {
 
     /// Starts serving `service` on this loop's thread (`PostgresPool.attachToIOThread`).
     func add(_ service: PostgresLoopService) {
-        shared.withLock { shared in
+        let count = shared.withLock { shared in
             shared.services.append(service)
             shared.pollDirty = true
+            return shared.services.count
         }
+        serviceCount.store(count, ordering: .relaxed)
         wake()
     }
 
     /// Stops polling `service`'s descriptor (it is already detached: never served again).
     func remove(_ service: PostgresLoopService) {
-        shared.withLock { shared in
+        let count = shared.withLock { shared in
             shared.services.removeAll { $0 === service }
             shared.pollDirty = true
+            return shared.services.count
         }
+        serviceCount.store(count, ordering: .relaxed)
         wake()
     }
 

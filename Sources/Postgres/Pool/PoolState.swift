@@ -72,10 +72,12 @@ struct PoolState<Connection> {
 
     /// A task wants a connection. `prefer`: for `.shared`, the pipelined connections the
     /// caller would rather use (those read by the I/O thread it runs on); one is taken
-    /// when it carries at most one statement more than the least loaded one, and once no
-    /// more pipelined connections may be opened (or when it is parked).
+    /// when it carries at most one statement more than the least loaded one — whatever the
+    /// others carry when `strictly` (below its pipeline depth) — and once no more pipelined
+    /// connections may be opened (or when it is parked).
     mutating func acquire(
-        _ kind: Kind, site: LeaseSite, now: ContinuousClock.Instant, preferring prefer: ((Connection) -> Bool)? = nil
+        _ kind: Kind, site: LeaseSite, now: ContinuousClock.Instant, preferring prefer: ((Connection) -> Bool)? = nil,
+        strictly: Bool = false
     ) -> Decision {
         if closed { return .closed }
         switch kind {
@@ -86,7 +88,7 @@ struct PoolState<Connection> {
                 return .granted(.open)
             }
         case .shared:
-            if let prefer, let index = preferredShared(prefer) {
+            if let prefer, let index = preferredShared(prefer, strictly: strictly) {
                 return .granted(joinShared(at: index, now: now))
             }
             // A parked pipelined connection first (no bookkeeping beyond its count).
@@ -136,8 +138,9 @@ struct PoolState<Connection> {
 
     /// The first pipelined connection `prefer` accepts, if it is parked, or if no more may be
     /// opened and it carries at most one statement more than the least loaded one (so tasks
-    /// keep to their own I/O thread's connection without piling onto it).
-    private func preferredShared(_ prefer: (Connection) -> Bool) -> Int? {
+    /// keep to their own I/O thread's connection without piling onto it) or, `strictly`, any
+    /// number below the pipeline depth.
+    private func preferredShared(_ prefer: (Connection) -> Bool, strictly: Bool) -> Int? {
         var preferred: Int?
         var least = Int.max
         for index in sharedSlots.indices {
@@ -151,7 +154,7 @@ struct PoolState<Connection> {
         let count = sharedSlots[preferred].count
         if count == 0 { return preferred }
         if sharedCount + openingShared < limits.pipelinedConnections { return nil }
-        return count <= least + 1 ? preferred : nil
+        return strictly || count <= least + 1 ? preferred : nil
     }
 
     private func leastLoadedShared() -> Int? {
