@@ -112,8 +112,11 @@ import Testing
                 }
             }
             for worker in workers { worker.start() }
-            let done = try await h.eventually(timeout: .seconds(30)) {
+            // A claim is committed a moment before its worker logs it: wait for both, or stopping the workers
+            // could cancel one between the two (seen at load 29: 56 of 60 logged).
+            let done = try await h.eventually(timeout: .seconds(60)) {
                 try await h.pool.query("SELECT count(*) FROM orders WHERE reconcile_attempts = 0").single(Int64.self) == 0
+                    && logs[0].claimed.count + logs[1].claimed.count >= count
             }
             for worker in workers { await worker.shutdown() }
             #expect(done)

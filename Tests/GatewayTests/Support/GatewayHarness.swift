@@ -193,9 +193,10 @@ final class GatewayHarness: Sendable {
 
     /// Polls `condition` until it holds or `timeout` passes (webhooks arrive asynchronously).
     /// The default is generous: on a loaded 2-core machine (load 18–30) background work such as
-    /// outbox deliveries and collect polls took well over 10 s; a condition that holds returns at
-    /// its first poll that sees it, so only a failing test waits the whole time.
-    func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
+    /// outbox deliveries and collect polls took well over 10 s, an outbox refund over 30 s at load 29;
+    /// a condition that holds returns at its first poll that sees it, so only a failing test waits
+    /// the whole time.
+    func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
