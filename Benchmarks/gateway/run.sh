@@ -7,6 +7,7 @@
 #  3. webhook ingestion: signed Razorpay payment.captured deliveries per second, each applied once.
 #
 #   Benchmarks/gateway/run.sh            ROUNDS=3 DURATION=5 ORDERS=400 CREATES=3000 EVENTS=60000
+#   SERVE_ARGS='--http-on-io-threads true'   more flags for payql serve
 #   PAYQL=/path/to/release/payql skips the build; LOG_LEVEL=info logs the server, KEEP=1 keeps its
 #   directory (serve.log, the cluster) afterwards.
 set -euo pipefail
@@ -45,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg), payql $(git rev-parse --short HEAD)"
-"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level "${LOG_LEVEL:-off}" --reconciler false >"$WORK/serve.log" 2>&1 &
+"$PAYQL" serve --port 18400 --sandbox-port 18401 --data-dir "$WORK/pg" --dev-keys-dir "$WORK" --log-level "${LOG_LEVEL:-off}" --reconciler false ${SERVE_ARGS:-} >"$WORK/serve.log" 2>&1 &
 PIDS+=($!)
 PAYQL_PID=$!
 for _ in $(seq 1 300); do [ -s "$WORK/dev-keys" ] && break; sleep 0.2; done
