@@ -5,6 +5,13 @@
 #
 #   PAYQL=/path/to/release/payql Benchmarks/gateway/webhooks.sh
 #   ORDERS=200 EVENTS=40000 DURATION=5 CONNECTIONS=32 PORT=18460
+#   WORKLOAD=open (default): each delivery is the first capture of an open order of its own, as in
+#                 production; the EVENTS orders are inserted in SQL as createOrder leaves them (CREATED,
+#                 with a Razorpay order id: seeding that many through the API would take minutes), then
+#                 ANALYZEd as autovacuum would have. WORKLOAD=seeded: the deliveries spread over the ORDERS
+#                 orders seeded through the API, half of them paid already (the figures before 2026-12-02
+#                 06:00): each order collects hundreds of captures, every one after the first an overpayment
+#                 whose amount received sums a growing list of payments.
 #   PERF=1        records perf profiles of PayQL ($OUT/payql.perf) and of PostgreSQL ($OUT/postgres.perf)
 #   STATEMENTS=1  restarts the cluster with pg_stat_statements first and prints the statements that
 #                 cost the most in total (adds its own overhead: not for the rate figures)
@@ -58,6 +65,12 @@ psql_() { psql "host=$PGSOCK port=$PGPORT user=payql dbname=payql" -Atc "$1"; }
 [ "${STATEMENTS:-0}" = 1 ] && psql_ "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 
 python3 "$HERE/load.py" seed "http://127.0.0.1:$PORT" "$KEY" "http://127.0.0.1:$((PORT + 1))" "$ORDERS" "$OUT"
+if [ "${WORKLOAD:-open}" = open ]; then
+  psql_ "INSERT INTO orders (provider, provider_order_id, provider_status, amount_minor, currency, receipt)
+         SELECT 'razorpay', 'order_whk' || lpad(g::text, 9, '0'), 'created', 50000, 'INR', 'whk_' || g FROM generate_series(1, $EVENTS) g" >/dev/null
+  psql_ "SELECT provider_order_id FROM orders WHERE receipt LIKE 'whk\\_%'" >"$OUT/provider-orders"
+  psql_ "ANALYZE" >/dev/null
+fi
 python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$OUT"
 [ -n "${SETUP_SQL:-}" ] && psql_ "$SETUP_SQL" >/dev/null
 if [ "${FUNCTIONS:-0}" = 1 ]; then
