@@ -3,8 +3,10 @@
 
   load.py seed URL KEY SANDBOX N OUT_DIR   N orders with customers, every other one paid in the sandbox;
                                            writes OUT_DIR/order-ids and OUT_DIR/provider-orders
-  load.py events SECRET N OUT_DIR          N signed Razorpay payment.captured deliveries (distinct event and
-                                           payment ids) for the orders in OUT_DIR/provider-orders → OUT_DIR/events
+  load.py events SECRET N OUT_DIR [TAG ORDERS_FILE EVENTS_FILE]
+                                           N signed Razorpay payment.captured deliveries (distinct event and
+                                           payment ids, evt_TAG… and pay_TAG…, TAG default "bench") for the orders in
+                                           OUT_DIR/provider-orders (or ORDERS_FILE) → OUT_DIR/events (or EVENTS_FILE)
   load.py create URL KEY CONCURRENCY N     N createOrder calls, CONCURRENCY at a time over keep-alive
                                            connections; prints the gateway's own overhead
                                            (extensions.timing totalMs - providerMs) p50/p90/p99 and the rate;
@@ -65,18 +67,18 @@ def seed(url, key, sandbox, count, out):
         f.write("\n".join(provider_orders) + "\n")
 
 
-def events(secret, count, out):
-    orders = [line.strip() for line in open(out + "/provider-orders") if line.strip()]
-    with open(out + "/events", "w") as f:
+def events(secret, count, out, tag="bench", orders_file="provider-orders", events_file="events"):
+    orders = [line.strip() for line in open(out + "/" + orders_file) if line.strip()]
+    with open(out + "/" + events_file, "w") as f:
         for n in range(count):
             order = orders[n % len(orders)]
-            payment = {"id": "pay_bench%09d" % n, "entity": "payment", "amount": 50000, "currency": "INR", "status": "captured",
+            payment = {"id": "pay_%s%09d" % (tag, n), "entity": "payment", "amount": 50000, "currency": "INR", "status": "captured",
                        "order_id": order, "method": "upi", "captured": True, "amount_refunded": 0, "vpa": "success@razorpay",
                        "email": "bench@example.com", "contact": "+919000000000", "created_at": 1796000000 + n}
             body = json.dumps({"entity": "event", "account_id": "acc_bench", "event": "payment.captured", "contains": ["payment"],
                                "payload": {"payment": {"entity": payment}}, "created_at": 1796000000 + n}, separators=(",", ":"))
             signature = hmac.new(secret.encode(), body.encode(), hashlib.sha256).hexdigest()
-            f.write("evt_bench%09d\t%s\t%s\n" % (n, signature, body))
+            f.write("evt_%s%09d\t%s\t%s\n" % (tag, n, signature, body))
 
 
 def create(url, key, concurrency, count):
@@ -129,7 +131,7 @@ if __name__ == "__main__":
     if command == "seed":
         seed(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6])
     elif command == "events":
-        events(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        events(sys.argv[2], int(sys.argv[3]), sys.argv[4], *sys.argv[5:8])
     elif command == "create":
         create(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

@@ -4,7 +4,9 @@
 #     node + graphql-js + node-pg on the same tables (node-order-server.js), rounds interleaved;
 #  2. createOrder against the in-process sandbox at zero latency, one at a time and 32 at a time:
 #     the gateway's own overhead (extensions.timing totalMs - providerMs) p50/p99;
-#  3. webhook ingestion: signed Razorpay payment.captured deliveries per second, each applied once.
+#  3. webhook ingestion: signed Razorpay payment.captured deliveries per second, each applied once —
+#     spread over the seeded orders ("webhooks"), then each paying an open order of its own
+#     ("webhooks-open-orders", the production case).
 #
 #   Benchmarks/gateway/run.sh            ROUNDS=3 DURATION=5 ORDERS=400 CREATES=3000 EVENTS=60000
 #   SERVE_ARGS='--http-on-io-threads true'   more flags for payql serve
@@ -87,18 +89,32 @@ echo "== 2. createOrder at the sandbox (zero latency): one at a time (300 calls)
 echo "sequential $(python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 1 300)"
 echo "concurrent $(python3 "$HERE/load.py" create http://127.0.0.1:18400 "$KEY" 32 "$CREATES")"
 
-echo "== 3. webhook ingestion: signed Razorpay payment.captured, wrk -t2 -c32 -d${DURATION}s"
-python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$WORK"
-before="$(psql_ "SELECT count(*) FROM webhook_events")"
-# PayQL's CPU (user + system clock ticks, /proc/<pid>/stat) around the run: µs per delivery.
+# Part 3 twice: deliveries spread over the seeded orders, half of them paid (each order collects
+# hundreds of captures, nearly none changing a status: the figures before 2026-12-02 06:00), then
+# each delivery the first capture of an open order of its own, as in production (the orders inserted
+# in SQL as createOrder leaves them, then ANALYZEd; webhooks.sh WORKLOAD=open measures it alone).
+# PayQL's CPU (user + system clock ticks, /proc/<pid>/stat) around each run: µs per delivery.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$PAYQL_PID/stat"; }
-ticks_before="$(cpu_ticks)"
-result="$(WRK_EVENTS_FILE="$WORK/events" WRK_THREADS=2 wrk -t2 -c32 -d"${DURATION}s" -s "$HERE/webhooks.lua" http://127.0.0.1:18400 | grep RESULT)"
-ticks="$(( $(cpu_ticks) - ticks_before ))"
-sleep 1
-after="$(psql_ "SELECT count(*) FROM webhook_events")"
-applied="$(psql_ "SELECT count(*) FROM webhook_events WHERE event_id LIKE 'evt_bench%' AND outcome = 'APPLIED'")"
-payments="$(psql_ "SELECT count(*) FROM payments WHERE provider_payment_id LIKE 'pay_bench%'")"
-stored=$((after - before))
-echo "webhooks $result stored=$stored applied=$applied payments=$payments (each event applied once: applied == payments == stored)" \
-     "payql_cpu_us_per_delivery=$(( ticks * 1000000 / $(getconf CLK_TCK) / (stored > 0 ? stored : 1) ))"
+webhook_run() {  # LABEL TAG EVENTS_FILE
+  local before ticks_before result ticks after applied payments stored
+  before="$(psql_ "SELECT count(*) FROM webhook_events")"
+  ticks_before="$(cpu_ticks)"
+  result="$(WRK_EVENTS_FILE="$WORK/$3" WRK_THREADS=2 wrk -t2 -c32 -d"${DURATION}s" -s "$HERE/webhooks.lua" http://127.0.0.1:18400 | grep RESULT)"
+  ticks="$(( $(cpu_ticks) - ticks_before ))"
+  sleep 1
+  after="$(psql_ "SELECT count(*) FROM webhook_events")"
+  applied="$(psql_ "SELECT count(*) FROM webhook_events WHERE event_id LIKE 'evt\\_$2%' AND outcome = 'APPLIED'")"
+  payments="$(psql_ "SELECT count(*) FROM payments WHERE provider_payment_id LIKE 'pay\\_$2%'")"
+  stored=$((after - before))
+  echo "$1 $result stored=$stored applied=$applied payments=$payments (each event applied once: applied == payments == stored)" \
+       "payql_cpu_us_per_delivery=$(( ticks * 1000000 / $(getconf CLK_TCK) / (stored > 0 ? stored : 1) ))"
+}
+echo "== 3. webhook ingestion: signed Razorpay payment.captured, wrk -t2 -c32 -d${DURATION}s"
+python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$WORK" bench provider-orders events
+webhook_run "webhooks" bench events
+psql_ "INSERT INTO orders (provider, provider_order_id, provider_status, amount_minor, currency, receipt)
+       SELECT 'razorpay', 'order_whk' || lpad(g::text, 9, '0'), 'created', 50000, 'INR', 'whk_' || g FROM generate_series(1, $EVENTS) g" >/dev/null
+psql_ "SELECT provider_order_id FROM orders WHERE receipt LIKE 'whk\\_%'" >"$WORK/open-orders"
+psql_ "ANALYZE" >/dev/null
+python3 "$HERE/load.py" events sandbox_razorpay_webhook_secret "$EVENTS" "$WORK" open open-orders open-events
+webhook_run "webhooks-open-orders" open open-events
