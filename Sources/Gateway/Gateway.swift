@@ -73,14 +73,14 @@ public final class Gateway: Sendable {
                 throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "Send Authorization: Bearer <API key>.",
                                        headers: ["www-authenticate": "Bearer"])
             }
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            // Read in place: no array of parts, no copy of the token (APIKeys.bearerToken).
+            guard let token = APIKeys.bearerToken(header) else {
                 throw GraphQLHTTPError(status: 401, code: "UNAUTHENTICATED", message: "The Authorization header must be 'Bearer <API key>'.",
                                        headers: ["www-authenticate": "Bearer"])
             }
             let principal: Principal?
             do {
-                principal = try await keys.authenticate(String(parts[1]))
+                principal = try await keys.authenticate(token)
             } catch {
                 throw GraphQLHTTPError(status: 503, code: "INTERNAL", message: "The key could not be checked (database unavailable); retry.")
             }
@@ -129,10 +129,12 @@ public final class Gateway: Sendable {
 
     /// `extensions.timing` on every executed operation: totalMs, providerMs, databaseMs, gatewayMs.
     public var responseExtensions: ResponseExtensions {
-        ResponseExtensions { context, elapsed in
-            guard let context = context as? GatewayRequestContext else { return nil }
-            return ["timing": .object(context.timing(total: elapsed))]
-        }
+        // Written straight into the response body (no JSON objects per request).
+        ResponseExtensions(writingMembers: { context, elapsed, body in
+            guard let context = context as? GatewayRequestContext else { return false }
+            context.writeTiming(total: elapsed, into: &body)
+            return true
+        })
     }
 
     /// Executions run on the PostgreSQL pool's I/O executor (resolvers mostly wait for the
