@@ -9,6 +9,22 @@ import Testing
 /// `payql_events` with its order; the bookkeeping columns alone (an order's `updated_at`,
 /// `last_synced_at`, `reconcile_after`, `reconcile_attempts`; a payment's `updated_at`) do not.
 @Suite struct LiveNotifyTriggerTests {
+    /// A started listener on `payql_events` whose payloads go into `heard`, once it is connected.
+    static func listening(_ h: GatewayHarness, into heard: Locked<[String]>) async throws -> PostgresListener {
+        let connected = Locked(false)
+        let listener = try PostgresListener(configuration: try PostgresConfiguration(connectionString: h.databaseURL),
+                                            channels: ["payql_events"]) { event in
+            switch event {
+            case .connected: connected.withLock { $0 = true }
+            case .notification(_, let payload): heard.withLock { $0.append(payload) }
+            case .disconnected: break
+            }
+        }
+        listener.start()
+        #expect(try await h.eventually { connected.withLock { $0 } })
+        return listener
+    }
+
     @Test func bookkeepingAloneNotifiesNothingAndAChangeNotifiesItsOrder() async throws {
         try await GatewayHarness.run { h in
             let quiet = try await WebhookGroupCommitTests.razorpayOrder(h)
@@ -21,17 +37,7 @@ import Testing
             let changedID = try #require(try await h.pool.query("SELECT id FROM orders WHERE provider_order_id = \(changed.providerOrderID)").single(UUID.self))
 
             let heard = Locked<[String]>([])
-            let connected = Locked(false)
-            let listener = try PostgresListener(configuration: try PostgresConfiguration(connectionString: h.databaseURL),
-                                                channels: ["payql_events"]) { event in
-                switch event {
-                case .connected: connected.withLock { $0 = true }
-                case .notification(_, let payload): heard.withLock { $0.append(payload) }
-                case .disconnected: break
-                }
-            }
-            listener.start()
-            #expect(try await h.eventually { connected.withLock { $0 } })
+            let listener = try await Self.listening(h, into: heard)
             // Bookkeeping only, each in its own transaction: no notification.
             _ = try await h.pool.query("""
                 UPDATE orders SET updated_at = now() + interval '1 second', last_synced_at = now(), reconcile_after = now(),
@@ -65,17 +71,7 @@ import Testing
             }
             func announced(_ indices: [Int]) -> Set<String> { Set(indices.map { "Order:\(orders[$0].id.uuidString.lowercased())" }) }
             let heard = Locked<[String]>([])
-            let connected = Locked(false)
-            let listener = try PostgresListener(configuration: try PostgresConfiguration(connectionString: h.databaseURL),
-                                                channels: ["payql_events"]) { event in
-                switch event {
-                case .connected: connected.withLock { $0 = true }
-                case .notification(_, let payload): heard.withLock { $0.append(payload) }
-                case .disconnected: break
-                }
-            }
-            listener.start()
-            #expect(try await h.eventually { connected.withLock { $0 } })
+            let listener = try await Self.listening(h, into: heard)
             /// Waits for `indices`' orders to be heard (each change is committed before the next begins, and
             /// notifications arrive in commit order), then takes everything heard so far.
             func take(_ indices: [Int]) async throws -> Set<String> {

@@ -174,17 +174,22 @@ import Testing
         return body
     }
 
+    /// One order at each provider that takes orders, for one customer (the deliveries aim at them).
+    static func ordersAtEachProvider(_ h: GatewayHarness) async throws -> (razorpay: JSONValue, cashfree: JSONValue, instamojo: JSONValue) {
+        let customer = try await OrderLifecycleTests.createCustomer(h)
+        return (try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer),
+                try await OrderLifecycleTests.createOrder(h, provider: "CASHFREE", customer: customer),
+                try await OrderLifecycleTests.createOrder(h, provider: "INSTAMOJO", customer: customer,
+                                                          extra: #"returnUrl: "https://shop.example/done""#))
+    }
+
     // MARK: The run
 
     @Test func authenticButHostileDeliveriesAreAnsweredWithoutServerErrors() async throws {
         let rounds = Int(Self.setting("PAYQL_WEBHOOK_FUZZ_ROUNDS", default: 40))
         var random = SplitMix(seed: Self.setting("PAYQL_WEBHOOK_FUZZ_SEED", default: 0x5EED_F00D))
         try await GatewayHarness.run { h in
-            let customer = try await OrderLifecycleTests.createCustomer(h)
-            let razorpay = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)
-            let cashfree = try await OrderLifecycleTests.createOrder(h, provider: "CASHFREE", customer: customer)
-            let instamojo = try await OrderLifecycleTests.createOrder(h, provider: "INSTAMOJO", customer: customer,
-                                                                      extra: #"returnUrl: "https://shop.example/done""#)
+            let (razorpay, cashfree, instamojo) = try await Self.ordersAtEachProvider(h)
             let razorpayOrder = try #require(razorpay["providerOrderId"]?.stringValue)
             let cashfreeReceipt = try #require(cashfree["receipt"]?.stringValue)
             let gatewayOrder = try #require(instamojo["checkout"]?["gatewayOrderId"]?.stringValue)
@@ -253,11 +258,7 @@ import Testing
     /// than any provider takes.
     @Test func theDeliveriesTheFuzzerFoundAreStoredAndAnswered() async throws {
         try await GatewayHarness.run { h in
-            let customer = try await OrderLifecycleTests.createCustomer(h)
-            let razorpay = try await OrderLifecycleTests.createOrder(h, provider: "RAZORPAY", customer: customer)
-            let cashfree = try await OrderLifecycleTests.createOrder(h, provider: "CASHFREE", customer: customer)
-            let instamojo = try await OrderLifecycleTests.createOrder(h, provider: "INSTAMOJO", customer: customer,
-                                                                      extra: #"returnUrl: "https://shop.example/done""#)
+            let (razorpay, cashfree, instamojo) = try await Self.ordersAtEachProvider(h)
             let razorpayOrder = try #require(razorpay["providerOrderId"]?.stringValue)
             let credentials = h.sandbox.credentials
             func razorpayDelivery(_ text: String) async throws -> Int {
