@@ -1,3 +1,4 @@
+import Support
 /// The answer to an ``HTTPClientRequest``: any status, including 4xx and 5xx
 /// (those are answers, not errors; only transport failures throw).
 public struct HTTPClientResponse: Sendable {
@@ -29,12 +30,12 @@ public struct HTTPClientResponse: Sendable {
 
     /// The value of the first header field named `name`, compared case-insensitively (ASCII).
     public func header(_ name: String) -> String? {
-        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+        headers.first { ASCII.caseInsensitiveEquals($0.name, name) }?.value
     }
 
     /// The values of every header field named `name`, case-insensitively, in order.
     public func headers(named name: String) -> [String] {
-        headers.filter { asciiCaseInsensitiveEquals($0.name, name) }.map(\.value)
+        headers.filter { ASCII.caseInsensitiveEquals($0.name, name) }.map(\.value)
     }
 
     /// The body read as UTF-8 (invalid sequences repaired with U+FFFD).
@@ -65,23 +66,4 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
 
     /// `HTTP/1.1`, `HTTP/2`.
     public var description: String { major >= 2 ? "HTTP/\(major)" : "HTTP/\(major).\(minor)" }
-}
-
-/// ASCII case-insensitive comparison, for header names.
-func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    var left = a.utf8.makeIterator()
-    var right = b.utf8.makeIterator()
-    while true {
-        switch (left.next(), right.next()) {
-        case (nil, nil):
-            return true
-        case (let x?, let y?):
-            if x == y { continue }
-            let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
-            let ly = (y >= 0x41 && y <= 0x5A) ? y | 0x20 : y
-            if lx != ly { return false }
-        default:
-            return false
-        }
-    }
 }

@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CPayQLShims
 import Synchronization
+import Support
 
 /// One attempt of one request: owns its libcurl easy handle, its header list,
 /// its error buffer and the bytes received.
@@ -157,7 +158,7 @@ final class Transfer: @unchecked Sendable {
         var lines: [String] = []
         var hasContentType = false
         for (name, value) in request.headers {
-            if asciiCaseInsensitiveEquals(name, "Content-Type") { hasContentType = true }
+            if ASCII.caseInsensitiveEquals(name, "Content-Type") { hasContentType = true }
             // libcurl sends "Name;" as a header with an empty value ("Name:" would remove it).
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }

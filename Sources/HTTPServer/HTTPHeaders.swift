@@ -1,3 +1,4 @@
+import Support
 /// Ordered HTTP header fields; names compare case-insensitively (ASCII).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, Equatable {
     /// The fields in order, names as given.
@@ -21,18 +22,18 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// The first value of the field named `name`; setting replaces every field of that name.
     public subscript(name: String) -> String? {
         get {
-            for field in fields where Self.namesEqual(field.name, name) { return field.value }
+            for field in fields where ASCII.caseInsensitiveEquals(field.name, name) { return field.value }
             return nil
         }
         set {
-            fields.removeAll { Self.namesEqual($0.name, name) }
+            fields.removeAll { ASCII.caseInsensitiveEquals($0.name, name) }
             if let newValue { fields.append((name: name, value: newValue)) }
         }
     }
 
     /// Every value of the field named `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
+        fields.filter { ASCII.caseInsensitiveEquals($0.name, name) }.map(\.value)
     }
 
     /// Whether a field named `name` is present.
@@ -50,7 +51,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { Self.namesEqual($0.name, name) }
+        fields.removeAll { ASCII.caseInsensitiveEquals($0.name, name) }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
@@ -59,25 +60,6 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
-            && zip(lhs.fields, rhs.fields).allSatisfy { namesEqual($0.name, $1.name) && $0.value == $1.value }
-    }
-
-    /// ASCII case-insensitive comparison without allocating.
-    static func namesEqual(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                for index in 0..<x.count where x[index] != y[index] {
-                    guard lowerASCII(x[index]) == lowerASCII(y[index]) else { return false }
-                }
-                return true
-            }
-        }
-    }
-
-    @inline(__always)
-    static func lowerASCII(_ byte: UInt8) -> UInt8 {
-        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            && zip(lhs.fields, rhs.fields).allSatisfy { ASCII.caseInsensitiveEquals($0.name, $1.name) && $0.value == $1.value }
     }
 }

@@ -31,10 +31,10 @@ enum RequestHead {
         var lengthsDiffer = false
         var encodingFields = 0
         for field in headers {
-            if HTTPHeaders.namesEqual(field.name, "content-length") {
+            if ASCII.caseInsensitiveEquals(field.name, "content-length") {
                 let value = field.value.trimmedOfSpaces()
                 if let firstLength { lengthsDiffer = lengthsDiffer || value != firstLength } else { firstLength = value }
-            } else if HTTPHeaders.namesEqual(field.name, "transfer-encoding") {
+            } else if ASCII.caseInsensitiveEquals(field.name, "transfer-encoding") {
                 encodingFields += 1
             }
         }
@@ -75,6 +75,6 @@ enum RequestHead {
 
     /// Exactly `chunked`, case-insensitively: what libmicrohttpd compares against.
     private static func isChunked(_ value: String) -> Bool {
-        HTTPHeaders.namesEqual(value, "chunked")
+        ASCII.caseInsensitiveEquals(value, "chunked")
     }
 }

@@ -408,7 +408,7 @@ final class ServerCore: Sendable {
         var packed: [UInt8] = []
         packed.reserveCapacity(96 + response.headers.count * 48)
         var count = 0
-        for field in response.headers where !HTTPHeaders.namesEqual(field.name, "content-length") {
+        for field in response.headers where !ASCII.caseInsensitiveEquals(field.name, "content-length") {
             if Self.appendHeader(field.name, field.value, to: &packed) { count += 1 }
         }
         if Self.appendHeader("x-request-id", context.requestID, to: &packed) { count += 1 }

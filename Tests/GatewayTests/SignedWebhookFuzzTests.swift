@@ -10,8 +10,8 @@ import Testing
 
 /// Authentic deliveries with hostile contents: every provider's webhook route and Setu's partner
 /// routes get generated bodies that pass the signature (or API-key) check — extreme and mistyped
-/// amounts, unknown events, missing and doubled fields, deep nesting, NUL characters, lone
-/// surrogates, invalid UTF-8, truncation — aimed at orders PayQL really has, so that the
+/// amounts, unknown events, missing and doubled fields, deep nesting, NUL characters, invalid
+/// UTF-8, truncation — aimed at orders PayQL really has, so that the
 /// matching and applying code runs, not only the parser. A signature is no guarantee that a body
 /// is sane (a provider's bug, a leaked secret), and a trap on any of these paths would stop every
 /// request the process serves.
@@ -25,52 +25,12 @@ import Testing
         ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) } ?? value
     }
 
-    /// JSON texts that no provider documents but a parser may meet: numbers beyond every
-    /// integer and double, fractions of a paisa, numbers as strings, wrong types, odd strings.
-    static let hostileValues: [String] = [
-        "0", "-1", "1.5", "0.005", "1e400", "-1e400", "1e-400", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775809", "18446744073709551616", "4611686018427387904", "92233720368547758.07", "1" + String(repeating: "0", count: 320),
-        "null", "true", "false", "[]", "{}", "[1,2,3]", #"{"id":{}}"#,
-        #""""#, #""0""#, #""-500.00""#, #""500.005""#, #""1e400""#, #""NaN""#, #""Infinity""#, #""9223372036854775808""#,
-        #""\u0000""#, #""pay_\u0000x""#, #""\ud800""#, #""💳🧾""#, #""4111111111111111""#, #""' OR 1=1 --""#,
-        #""captured""#, #""PAID""#, #""SUCCESS""#, #""REFUNDED""#,
-        "\"" + String(repeating: "x", count: 70_000) + "\"",
-        String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
-    ]
-
-    /// Replaces, removes or re-types values of `value` at random (each member visited with some chance).
-    static func mutate(_ value: JSONValue, _ random: inout SplitMix, placeholders: inout [String], depth: Int = 0) -> JSONValue {
-        switch value {
-        case .object(let object):
-            var result = JSONObject(capacity: object.count)
-            for (key, member) in zip(object.keys, object.values) {
-                switch Int.random(in: 0..<12, using: &random) {
-                case 0: continue   // dropped
-                case 1, 2:
-                    // Replaced by raw JSON text, spliced in after writing (numbers JSONValue cannot hold).
-                    placeholders.append(hostileValues.randomElement(using: &random) ?? "null")
-                    result[key] = .string("\u{1}\(placeholders.count - 1)\u{1}")
-                default: result[key] = mutate(member, &random, placeholders: &placeholders, depth: depth + 1)
-                }
-            }
-            return .object(result)
-        case .array(let items):
-            if Int.random(in: 0..<8, using: &random) == 0 { return .array([]) }
-            return .array(items.map { mutate($0, &random, placeholders: &placeholders, depth: depth + 1) })
-        default:
-            return value
-        }
-    }
-
-    /// The JSON text of `value` with its placeholders replaced, then now and then damaged as bytes.
+    /// The JSON text of `value`, mostly with values replaced and members dropped by the sandbox's
+    /// `hostile_after` mutation (``HostileAnswer``: numbers beyond every integer and double, fractions of a
+    /// paisa, wrong types, NULs, huge strings, deep nesting), then now and then damaged as bytes.
     static func body(_ value: JSONValue, _ random: inout SplitMix) -> [UInt8] {
-        var placeholders: [String] = []
-        let mutated = Int.random(in: 0..<6, using: &random) == 0 ? value : mutate(value, &random, placeholders: &placeholders)
-        var text = JSONWriter.string(mutated)
-        for (index, raw) in placeholders.enumerated() {
-            text = text.replacingOccurrences(of: "\"\\u0001\(index)\\u0001\"", with: raw)
-        }
-        var bytes = Array(text.utf8)
+        var bytes = JSONWriter.write(value)
+        if Int.random(in: 0..<6, using: &random) != 0 { bytes = HostileAnswer.mutate(bytes, seed: random.next()) }
         switch Int.random(in: 0..<10, using: &random) {
         case 0 where !bytes.isEmpty: bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))   // truncated
         case 1 where !bytes.isEmpty:

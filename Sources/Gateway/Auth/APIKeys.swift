@@ -118,7 +118,7 @@ public final class APIKeys: Sendable {
         let utf8 = header.utf8
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let scheme = utf8[..<space]
-        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ ASCII.lowercased($0) == $1 }) else { return nil }
         let token = header[header.index(after: space)...]
         return token.isEmpty ? nil : token
     }

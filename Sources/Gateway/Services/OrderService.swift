@@ -155,7 +155,7 @@ struct OrderService: Sendable {
                 }
             }
             guard Self.isAnswer(created, receipt: receipt, amount: amount) else {
-                return try await unknownOutcome("an answer about another order (\(created.reference.map { "reference \($0)" } ?? "no reference"))")
+                return try await unknownOutcome(Self.aboutAnotherOrder(created))
             }
             return try await OutageRetry.run {
                 try await orders.markCreated(orderID: pending.id, providerOrderID: created.id, providerStatus: created.rawStatus,
@@ -180,6 +180,11 @@ struct OrderService: Sendable {
     /// rather than stored with an id that is not its own (`HostileProviderAnswerTests`).
     static func isAnswer(_ order: ProviderOrder, receipt: String, amount: Amount) -> Bool {
         order.reference == receipt && order.amount == amount && isOrderID(order.id, provider: order.provider)
+    }
+
+    /// What an answer that is not ``isAnswer(_:receipt:amount:)`` was, for the order's message.
+    static func aboutAnotherOrder(_ order: ProviderOrder) -> String {
+        "an answer about another order (\(order.reference.map { "reference \($0)" } ?? "no reference"))"
     }
 
     /// An order id `provider` could have given: 1 to 200 bytes of printable ASCII without spaces (Razorpay's
@@ -339,7 +344,7 @@ struct OrderService: Sendable {
         if let found, !Self.isAnswer(found, receipt: order.receipt, amount: order.amount)
             || (order.providerOrderID != nil && found.id != order.providerOrderID) {
             throw ProviderError(.malformedResponse, provider: order.provider, operation: "syncOrder",
-                                message: "the provider answered about another order (\(found.reference.map { "reference \($0)" } ?? "no reference"))")
+                                message: Self.aboutAnotherOrder(found))
         }
         return (found, payments)
     }

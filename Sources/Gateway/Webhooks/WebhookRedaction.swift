@@ -1,4 +1,5 @@
 import JSON
+import Support
 
 /// Redacts personal and account data from webhook payloads before they are stored
 /// for ops (`webhookEvents.payload`): values under keys that name contact details,
@@ -68,19 +69,14 @@ enum WebhookRedaction {
         return key.withUTF8 { bytes in
             for fragment in fragmentBytes where fragment.count <= bytes.count {
                 let first = fragment[0]
-                for start in 0...(bytes.count - fragment.count) where lowered(bytes[start]) == first {
+                for start in 0...(bytes.count - fragment.count) where ASCII.lowercased(bytes[start]) == first {
                     var offset = 1
-                    while offset < fragment.count, lowered(bytes[start + offset]) == fragment[offset] { offset += 1 }
+                    while offset < fragment.count, ASCII.lowercased(bytes[start + offset]) == fragment[offset] { offset += 1 }
                     if offset == fragment.count { return true }
                 }
             }
             return false
         }
-    }
-
-    /// `byte` with an ASCII capital letter lower-cased.
-    @inline(__always) private static func lowered(_ byte: UInt8) -> UInt8 {
-        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 
     /// Objects and arrays are walked into rather than replaced whole (a `card` object keeps its `network`

@@ -1,6 +1,7 @@
 import Crypto
 public import JSON
 public import PaymentsCore
+import Support
 
 /// A webhook exactly as it arrived: headers and the raw body bytes.
 ///
@@ -24,34 +25,12 @@ public struct WebhookRequest: Sendable {
 
     /// The value of the first header named `name` (ASCII case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { Self.sameName($0.name, name) }?.value
+        headers.first { ASCII.caseInsensitiveEquals($0.name, name) }?.value
     }
 
     /// How many headers are named `name`.
     func headerCount(_ name: String) -> Int {
-        headers.count { Self.sameName($0.name, name) }
-    }
-
-    /// Whether two header names are equal but for the case of ASCII letters (HTTP's field names are
-    /// ASCII tokens). Compared byte by byte in place: lower-cased copies of every header's name, for
-    /// every look-up, were a dozen string allocations a delivery.
-    static func sameName(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                for index in 0..<a.count where a[index] != b[index] {
-                    guard lowered(a[index]) == lowered(b[index]) else { return false }
-                }
-                return true
-            }
-        }
-    }
-
-    /// `byte` with an ASCII capital letter lower-cased.
-    @inline(__always) private static func lowered(_ byte: UInt8) -> UInt8 {
-        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        headers.count { ASCII.caseInsensitiveEquals($0.name, name) }
     }
 }
 
